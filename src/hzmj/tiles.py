@@ -238,13 +238,21 @@ class Meld:
     """A declared set. ``tiles`` is sorted (3 tiles, 4 for a kong).
 
     ``source`` is the seat whose discard was claimed (``None`` for a concealed kong or when
-    unknown); ``claimed`` the claimed tile kind (``None`` likewise).
+    unknown); ``claimed`` the claimed tile kind (``None`` likewise).  ``tiles`` are the
+    kinds *played*; ``physical`` the tiles really used when they differ (a white dragon
+    standing in for the 财神 kind in a chow, RULES §5.2), else ``None``.
     """
 
     kind: MeldKind
     tiles: tuple[Tile, ...]
     source: int | None = None
     claimed: Tile | None = None
+    physical: tuple[Tile, ...] | None = None
+
+    @property
+    def physical_tiles(self) -> tuple[Tile, ...]:
+        """The physical tiles of the meld (for counting and display)."""
+        return self.physical if self.physical is not None else self.tiles
 
     def __post_init__(self) -> None:
         ts = self.tiles
@@ -298,7 +306,7 @@ class Hand:
         """Concealed tiles followed by every meld tile (kongs with 4)."""
         out = list(self.concealed)
         for m in self.melds:
-            out.extend(m.tiles)
+            out.extend(m.physical_tiles)
         return out
 
 

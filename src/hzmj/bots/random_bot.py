@@ -1,0 +1,22 @@
+"""The random bot: uniform over the legal actions (seeded)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from hzmj.events import Action
+
+
+class RandomBot:
+    """Picks uniformly among legal actions with its own seeded RNG."""
+
+    name = "random"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = random.Random(seed)
+
+    def choose(self, view: dict[str, Any], legal: Sequence[Action]) -> Action:
+        """Return one of ``legal`` (never empty)."""
+        return legal[self.rng.randrange(len(legal))]

@@ -1,0 +1,677 @@
+"""The authoritative game: a match of hands as a deterministic, event-emitting state machine.
+
+>>> from hzmj.rules import Rules
+>>> m = Match(Rules(), seed=7)
+>>> seat = m.to_move()[0]
+>>> events = m.apply(m.legal_actions(seat)[-1])
+
+``Match(rules, seed)`` deals the first hand at once (its events are in ``match.log``).
+Drivers (bots, the server, the CLI, the RL env) loop on :meth:`Match.to_move`,
+:meth:`Match.legal_actions` and :meth:`Match.apply`, and show :meth:`Match.view`.
+Every random choice comes from ``seed`` (RULES §4), so ``(rules, seed, actions)`` — the
+record — rebuilds the match exactly (:mod:`hzmj.record`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from hzmj.events import (
+    Action,
+    Chow,
+    Discard,
+    Escape,
+    Event,
+    IllegalActionError,
+    Kong,
+    Pass,
+    Pong,
+    Win,
+)
+from hzmj.hand import is_standard_win, is_win_counts, plays_as, split_wilds
+from hzmj.rules import Rules
+from hzmj.scoring import HandScore, Settlement, escape_penalty, score_hand, settle
+from hzmj.tiles import (
+    NUM_KINDS,
+    WHITE,
+    Hand,
+    Meld,
+    MeldKind,
+    Tile,
+    counts_of,
+    full_set,
+    tile_name,
+)
+
+DEAD_WALL: Final = 20  # RULES §4.6: ten stacks are never drawn
+TAN_LIMIT: Final = 2  # RULES §6.5
+
+# claim priority (RULES §6.3): win > pong = exposed kong > chow
+_RANK_WIN: Final = 3
+_RANK_PONG: Final = 2
+_RANK_CHOW: Final = 1
+_RANK_PASS: Final = 0
+
+
+def _rank(action: Action) -> int:
+    if isinstance(action, Win):
+        return _RANK_WIN
+    if isinstance(action, (Pong, Kong)):
+        return _RANK_PONG
+    if isinstance(action, Chow):
+        return _RANK_CHOW
+    return _RANK_PASS
+
+
+def _names(tiles: Sequence[Tile]) -> list[str]:
+    return [tile_name(t) for t in tiles]
+
+
+@dataclass
+class SeatState:
+    """One seat's state within a hand (plus its match points)."""
+
+    concealed: list[Tile] = field(default_factory=list)
+    melds: list[Meld] = field(default_factory=list)
+    hidden_kongs: set[int] = field(default_factory=set)  # meld indices not yet shown (§6.7)
+    discards: list[tuple[Tile, int | None]] = field(default_factory=list)  # (tile, claimed by)
+    chain: list[str] = field(default_factory=list)  # RULES §8.2
+    feeders: set[int] = field(default_factory=set)  # 后半场承包 (RULES §10.4)
+    missed_pong: set[Tile] = field(default_factory=set)  # 失碰 (RULES §6.6)
+    missed_win: set[Tile] = field(default_factory=set)  # 过胡 (RULES §6.6)
+    points: int = 0
+    auto: bool = False  # played by a bot after an escape (RULES §8.5)
+
+
+@dataclass(frozen=True)
+class HandResult:
+    """How a hand ended: ``winner`` (or ``None`` for a draw), the score and settlement."""
+
+    hand_no: int
+    dealer: int
+    level: int
+    winner: int | None
+    discarder: int | None
+    score: HandScore | None
+    settlement: Settlement | None
+
+
+class Match:
+    """A whole match (RULES §4, §6, §8, §11, §12).  See the module docstring."""
+
+    def __init__(self, rules: Rules, seed: int) -> None:
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ValueError(f"seed must be an integer, got {seed!r}")
+        self.rules = rules
+        self.seed = seed
+        self.n = rules.players
+        self.log: list[Event] = []
+        self.actions: list[Action] = []
+        self.results: list[HandResult] = []
+        self.seats = [SeatState() for _ in range(self.n)]
+        start = rules.start_points if rules.match_mode == "points" else 0
+        for s in self.seats:
+            s.points = start
+        self.state_id = 0
+        self.hand_no = 0
+        self.dealer = random.Random(seed).randrange(self.n)  # RULES §4.1
+        self.level = rules.dealer_start_level
+        self.over = False
+        self._caishen_tiles: list[Tile] = []
+        self._emit_match_start()
+        self._start_hand()
+
+    # ------------------------------------------------------------------ public API
+
+    def to_move(self) -> list[int]:
+        """Seats that must act now: the seat in turn, or the seats still to answer a claim
+        window (in turn order after the discarder).  Empty once the match is over."""
+        if self.over:
+            return []
+        if self.phase == "turn":
+            return [self.turn]
+        return [s for s in self._claim_order() if s in self.claim_options
+                and s not in self.claim_responses]
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every action ``seat`` may take now, in a stable order; the last one is the
+        default (RULES §8.7: discard the drawn tile / pass).  Escape is not listed."""
+        if self.over or not (0 <= seat < self.n):
+            return []
+        if self.phase == "turn":
+            return self._turn_actions(seat) if seat == self.turn else []
+        if seat in self.claim_options and seat not in self.claim_responses:
+            return list(self.claim_options[seat])
+        return []
+
+    def default_action(self, seat: int) -> Action | None:
+        """The action the clock takes for ``seat`` (RULES §8.7), or ``None``."""
+        actions = self.legal_actions(seat)
+        return actions[-1] if actions else None
+
+    def apply(self, action: Action) -> list[Event]:
+        """Validate and apply ``action``; return the events it caused (full form).
+
+        Raises :class:`IllegalActionError` naming why, leaving the state untouched, for an
+        action of a seat that is not to move, or one not offered by :meth:`legal_actions`.
+        """
+        if self.over:
+            raise IllegalActionError("the match is over")
+        if not (0 <= action.seat < self.n):
+            raise IllegalActionError(f"no seat {action.seat} at a {self.n}-player table")
+        before = len(self.log)
+        if isinstance(action, Escape):
+            if self.seats[action.seat].auto:
+                raise IllegalActionError(f"seat {action.seat} has already left")
+            self.actions.append(action)
+            self._escape(action.seat)
+        else:
+            legal = self.legal_actions(action.seat)
+            if action not in legal:
+                raise IllegalActionError(self._why_illegal(action, legal))
+            self.actions.append(action)
+            if self.phase == "turn":
+                self._apply_turn(action)
+            else:
+                self._apply_claim(action)
+        self.state_id += 1
+        return self.log[before:]
+
+    def is_auto(self, seat: int) -> bool:
+        """Whether a bot must play ``seat`` (it escaped, RULES §8.5)."""
+        return self.seats[seat].auto
+
+    @property
+    def caishen(self) -> Tile:
+        return self._caishen
+
+    @property
+    def live_count(self) -> int:
+        """Live tiles left (RULES §4.6)."""
+        return self.live_end - self.head
+
+    def points(self) -> list[int]:
+        return [s.points for s in self.seats]
+
+    def hand_of(self, seat: int) -> Hand:
+        s = self.seats[seat]
+        return Hand(tuple(sorted(s.concealed)), tuple(s.melds))
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` may see now (RULES §13); ``None`` is a spectator.  JSON-ready."""
+        from hzmj.view import build_view
+
+        return build_view(self, seat)
+
+    def record(self) -> dict[str, Any]:
+        """The JSON record: format version, rules, seed and every action (see record.py)."""
+        from hzmj.record import make_record
+
+        return make_record(self)
+
+    # ------------------------------------------------------------------ set-up (§4)
+
+    def _hand_rng(self) -> random.Random:
+        digest = hashlib.sha256(f"hzmj:{self.seed}:{self.hand_no}".encode()).digest()
+        return random.Random(int.from_bytes(digest[:16], "big"))
+
+    def _emit_match_start(self) -> None:
+        self._emit({"type": "match_start", "rules": self.rules.to_dict(), "players": self.n,
+                    "first_dealer": self.dealer, "points": self.points()})
+
+    def _start_hand(self) -> None:
+        rng = self._hand_rng()
+        wall = full_set(self.rules.drop_bamboo)
+        rng.shuffle(wall)  # RULES §4.3
+        dice = (rng.randint(1, 6), rng.randint(1, 6))  # RULES §4.2
+        self.wall = wall
+        self.head = 0
+        self.live_end = len(wall) - DEAD_WALL
+        self.burned: list[Tile] = []
+        self.dice = dice
+        for s in self.seats:
+            points, auto = s.points, s.auto
+            s.__init__()  # type: ignore[misc]  # RULES §4.8: everything per hand starts fresh
+            s.points, s.auto = points, auto
+        # RULES §4.4: deal from the head, dealer 14, others 13
+        for i in range(self.n):
+            seat = (self.dealer + i) % self.n
+            take = 14 if i == 0 else 13
+            self.seats[seat].concealed = wall[self.head:self.head + take]
+            self.head += take
+        # RULES §4.5: the 财神
+        self.indicator: Tile | None = None
+        if self.rules.caishen_mode == "flip":
+            d = dice[0] + dice[1]
+            stack = d - 10 if d > 10 else d  # counted from the tail, RULES §14.1
+            self.indicator = wall[len(wall) - 2 * stack]  # upper tile of that stack
+            self._caishen = self.indicator
+        else:
+            self._caishen = WHITE
+        self.turn = self.dealer
+        self.phase = "turn"
+        self.drew = True
+        self.last_draw: Tile | None = None  # None with drew=True: the dealer's dealt 14 (§4.7)
+        self.lock: int | None = None  # RULES §5.5
+        self.tan: dict[tuple[int, int], int] = {}
+        self.claim_tile: Tile | None = None
+        self.claim_from = -1
+        self.claim_options: dict[int, list[Action]] = {}
+        self.claim_responses: dict[int, Action] = {}
+        self.hand_no += 1
+        self._emit(
+            {"type": "hand_start", "hand_no": self.hand_no, "dealer": self.dealer,
+             "level": self.level, "dice": list(dice), "caishen": tile_name(self._caishen),
+             "indicator": tile_name(self.indicator) if self.indicator is not None else None,
+             "hands": [_names(sorted(s.concealed)) for s in self.seats],
+             "live": self.live_count, "points": self.points()},
+            {"hands": Event.PER_SEAT},
+        )
+
+    # ------------------------------------------------------------------ helpers
+
+    def _emit(self, data: dict[str, Any], secrets: dict[str, int] | None = None) -> None:
+        self.log.append(Event(data, secrets or {}))
+
+    def _next(self, seat: int) -> int:
+        return (seat + 1) % self.n
+
+    def _claim_order(self) -> list[int]:
+        return [(self.claim_from + i) % self.n for i in range(1, self.n)]
+
+    def _locked(self, seat: int) -> bool:
+        """RULES §5.5: another player's 财神 lock binds ``seat``."""
+        return self.lock is not None and self.lock != seat
+
+    def _tan_allowed(self, taker: int, giver: int, is_chow: bool) -> bool:
+        """RULES §6.5: may ``taker`` take one more 摊 from ``giver``?"""
+        if not is_chow and not self.rules.pong_counts_as_tan:
+            return True
+        taken = self.tan.get((taker, giver), 0)
+        if not self.rules.three_tan_contract:
+            return taken < TAN_LIMIT
+        if self.level >= 2 and self.dealer not in (taker, giver):
+            return taken < TAN_LIMIT
+        return True
+
+    def _why_illegal(self, action: Action, legal: list[Action]) -> str:
+        if self.phase == "turn" and action.seat != self.turn:
+            return f"it is seat {self.turn}'s turn, not seat {action.seat}'s"
+        if self.phase == "claim" and action.seat not in self.to_move():
+            return f"seat {action.seat} has no claim to answer now"
+        offered = ", ".join(sorted({a.type for a in legal}))
+        return f"{action.type} is not legal for seat {action.seat} now (legal: {offered})"
+
+    # ------------------------------------------------------------------ own turn (§6.2)
+
+    def _turn_actions(self, seat: int) -> list[Action]:
+        st = self.seats[seat]
+        cs = self._caishen
+        locked = self._locked(seat) and self.drew and self.last_draw is not None
+        out: list[Action] = []
+        if self.drew and self._self_draw_win(seat) is not None:
+            out.append(Win(seat))
+        if self.live_count >= 2:  # RULES §6.4
+            counts = counts_of(st.concealed)
+            for k in range(NUM_KINDS):
+                if counts[k] == 4 and k != cs and (not locked or k == self.last_draw):
+                    out.append(Kong(seat, k, "concealed"))  # RULES §5.3, §5.5
+            if not locked:  # RULES §14.3: no added kong under the lock
+                for m in st.melds:
+                    if m.kind is MeldKind.PONG and counts[m.tiles[0]] >= 1:
+                        out.append(Kong(seat, m.tiles[0], "added"))
+        if locked:  # 摸打 (RULES §5.5)
+            assert self.last_draw is not None
+            out.append(Discard(seat, self.last_draw))
+        else:
+            kinds = sorted(set(st.concealed))
+            default = self.last_draw if self.drew and self.last_draw is not None else max(
+                st.concealed)
+            out.extend(Discard(seat, k) for k in kinds if k != default)
+            out.append(Discard(seat, default))  # the default comes last (RULES §8.7)
+        return out
+
+    def _wins(self, seat: int, extra: Tile | None) -> bool:
+        """Fast shape test of ``seat``'s concealed tiles plus ``extra`` (RULES §7.1–7.2)."""
+        st = self.seats[seat]
+        tiles = st.concealed if extra is None else [*st.concealed, extra]
+        counts, wilds = split_wilds(tiles, self._caishen)
+        return is_standard_win(counts, wilds) if st.melds else is_win_counts(counts, wilds)
+
+    def _self_draw_win(self, seat: int) -> tuple[HandScore, Tile] | None:
+        """Best self-draw score of ``seat``'s 14 tiles and its winning tile, or ``None``
+        (RULES §7, §8.1)."""
+        if not self._wins(seat, None):
+            return None
+        st = self.seats[seat]
+        candidates = [self.last_draw] if self.last_draw is not None else sorted(set(st.concealed))
+        best: tuple[HandScore, Tile] | None = None
+        for win_tile in candidates:  # the dealer's dealt hand: any tile may be the winner (§4.7)
+            rest = list(st.concealed)
+            rest.remove(win_tile)
+            sc = score_hand(Hand(tuple(rest), tuple(st.melds)), win_tile, self._caishen,
+                            st.chain, self.rules)
+            if sc.win and (best is None or sc.multiplier > best[0].multiplier):
+                best = (sc, win_tile)
+        return best
+
+    def _apply_turn(self, action: Action) -> None:
+        seat = action.seat
+        if isinstance(action, Win):
+            won = self._self_draw_win(seat)
+            assert won is not None
+            self._finish_win(seat, won[0], won[1], discarder=None)
+        elif isinstance(action, Kong):
+            self._declare_kong(seat, action)
+        elif isinstance(action, Discard):
+            self._discard(seat, action.tile)
+        else:  # pragma: no cover - legal_actions offers nothing else on a turn
+            raise IllegalActionError(f"{action.type} is not a turn action")
+
+    def _declare_kong(self, seat: int, action: Kong) -> None:
+        st = self.seats[seat]
+        k = action.tile
+        if action.kind == "concealed":
+            for _ in range(4):
+                st.concealed.remove(k)
+            st.melds.append(Meld(MeldKind.CONCEALED_KONG, (k,) * 4))
+            st.hidden_kongs.add(len(st.melds) - 1)
+            self._emit({"type": "kong", "seat": seat, "kind": "concealed", "tile": tile_name(k),
+                        "from": None}, {"tile": seat})
+        else:  # added kong (补杠); robbing a kong is not allowed (RULES §8.4)
+            idx = next(i for i, m in enumerate(st.melds)
+                       if m.kind is MeldKind.PONG and m.tiles[0] == k)
+            old = st.melds[idx]
+            st.concealed.remove(k)
+            st.melds[idx] = Meld(MeldKind.ADDED_KONG, (k,) * 4, old.source, old.claimed)
+            self._emit({"type": "kong", "seat": seat, "kind": "added", "tile": tile_name(k),
+                        "from": old.source})
+        st.chain.append("kong")  # RULES §8.2
+        self._replacement(seat)
+
+    def _replacement(self, seat: int) -> None:
+        """RULES §6.4: draw the lower tile of the last live stack, burn the upper one."""
+        drawn = self.wall[self.live_end - 1]
+        self.burned.append(self.wall[self.live_end - 2])
+        self.live_end -= 2
+        self._give(seat, drawn, replacement=True)
+
+    def _give(self, seat: int, t: Tile, *, replacement: bool) -> None:
+        st = self.seats[seat]
+        st.concealed.append(t)
+        st.missed_pong.clear()  # RULES §6.6: cleared when the player takes a tile
+        st.missed_win.clear()
+        self.turn = seat
+        self.phase = "turn"
+        self.drew = True
+        self.last_draw = t
+        self._emit({"type": "draw", "seat": seat, "tile": tile_name(t),
+                    "replacement": replacement, "live": self.live_count}, {"tile": seat})
+
+    def _draw(self, seat: int) -> None:
+        """RULES §6.1: draw from the head, or end the hand as a draw (§8.6)."""
+        if self.live_count <= 0:
+            self._finish_draw()
+            return
+        t = self.wall[self.head]
+        self.head += 1
+        st = self.seats[seat]
+        for idx in sorted(st.hidden_kongs):  # RULES §6.7: shown after a go-around
+            st.hidden_kongs.discard(idx)
+            self._emit({"type": "kong_shown", "seat": seat, "tile": tile_name(st.melds[idx].tiles[0])})
+        self._give(seat, t, replacement=False)
+
+    def _discard(self, seat: int, t: Tile) -> None:
+        st = self.seats[seat]
+        st.concealed.remove(t)
+        st.discards.append((t, None))
+        self.drew = False
+        self.last_draw = None
+        is_caishen = t == self._caishen
+        if is_caishen:  # RULES §5.5, §8.2
+            self.lock = seat
+            st.chain.append("piao")
+        else:
+            if self.lock == seat:
+                self.lock = None  # this discard is already free
+            st.chain.clear()
+            st.feeders.clear()
+        self._emit({"type": "discard", "seat": seat, "tile": tile_name(t),
+                    "caishen": is_caishen, "lock": self.lock})
+        self.claim_tile = t
+        self.claim_from = seat
+        self.claim_options = {} if is_caishen else self._claim_options(seat, t)  # RULES §5.4
+        self.claim_responses = {}
+        if self.claim_options:
+            self.phase = "claim"
+        else:
+            self._draw(self._next(seat))
+
+    # ------------------------------------------------------------------ claims (§6.3)
+
+    def _claim_options(self, discarder: int, t: Tile) -> dict[int, list[Action]]:
+        cs = self._caishen
+        t_nat = plays_as(t, cs)
+        options: dict[int, list[Action]] = {}
+        for seat in self._claim_order():
+            if self._locked(seat):  # RULES §5.5
+                continue
+            st = self.seats[seat]
+            acts: list[Action] = []
+            if self._discard_win_allowed(seat, discarder, t):
+                acts.append(Win(seat))
+            same = st.concealed.count(t)
+            if same >= 2 and t not in st.missed_pong and self._tan_allowed(seat, discarder, False):
+                acts.append(Pong(seat))
+                if same >= 3 and self.live_count >= 2:
+                    acts.append(Kong(seat, t, "exposed"))
+            if seat == self._next(discarder) and t_nat is not None and t_nat < 27 \
+                    and self._tan_allowed(seat, discarder, True):
+                acts.extend(Chow(seat, pair) for pair in self._chow_pairs(st.concealed, t_nat))
+            if acts:
+                acts.append(Pass(seat))
+                options[seat] = acts
+        return options
+
+    def _chow_pairs(self, concealed: list[Tile], t_nat: Tile) -> list[tuple[Tile, Tile]]:
+        """Physical tile pairs of the hand that make a run with a tile playing as ``t_nat``
+        (RULES §6.3, §5.2: a white dragon plays as the 财神 kind; a 财神 never melds)."""
+        cs = self._caishen
+        held: dict[Tile, list[Tile]] = {}
+        for p in set(concealed):
+            nat = plays_as(p, cs)
+            if nat is not None:
+                held.setdefault(nat, []).append(p)
+        r = t_nat % 9
+        pairs: set[tuple[Tile, Tile]] = set()
+        for start in (r - 2, r - 1, r):
+            if start < 0 or start + 2 > 8:
+                continue
+            others = [t_nat - r + start + j for j in range(3) if start + j != r]
+            for a in held.get(others[0], []):
+                for b in held.get(others[1], []):
+                    x, y = (a, b) if a <= b else (b, a)
+                    pairs.add((x, y))
+        return sorted(pairs)
+
+    def _discard_win_allowed(self, seat: int, discarder: int, t: Tile) -> bool:
+        """RULES §8.4: discard wins only with the option, at level 3, dealer vs non-dealer,
+        not on a 财神, not under another's lock, not after 过胡 of this tile."""
+        if not self.rules.discard_win or self.level != 3:
+            return False
+        if (seat == self.dealer) == (discarder == self.dealer):
+            return False
+        if t == self._caishen or self._locked(seat) or t in self.seats[seat].missed_win:
+            return False
+        return self._discard_win_score(seat, t) is not None
+
+    def _discard_win_score(self, seat: int, t: Tile) -> HandScore | None:
+        if not self._wins(seat, t):
+            return None
+        st = self.seats[seat]
+        sc = score_hand(Hand(tuple(st.concealed), tuple(st.melds)), t, self._caishen, (),
+                        self.rules, discard=True)
+        return sc if sc.win else None
+
+    def _apply_claim(self, action: Action) -> None:
+        seat = action.seat
+        t = self.claim_tile
+        assert t is not None
+        opts = self.claim_options[seat]
+        st = self.seats[seat]
+        # RULES §6.6: passing on a possible pong or discard win of this tile
+        if any(isinstance(a, Pong) for a in opts) and not isinstance(action, (Pong, Kong)):
+            st.missed_pong.add(t)
+        if any(isinstance(a, Win) for a in opts) and not isinstance(action, Win):
+            st.missed_win.add(t)
+        self.claim_responses[seat] = action
+        self._resolve_claims_if_decided()
+
+    def _resolve_claims_if_decided(self) -> None:
+        order = self._claim_order()
+        best: Action | None = None
+        for s in order:  # first in turn order wins ties (截胡, RULES §6.3)
+            a = self.claim_responses.get(s)
+            if a is not None and _rank(a) > (_rank(best) if best else _RANK_PASS):
+                best = a
+        best_rank = _rank(best) if best else _RANK_PASS
+        for s in order:
+            if s in self.claim_options and s not in self.claim_responses:
+                could = max(_rank(a) for a in self.claim_options[s])
+                # a pending seat still matters if it could outrank, or tie a win ahead in order
+                if could > best_rank or (could == best_rank == _RANK_WIN and best is not None
+                                         and order.index(s) < order.index(best.seat)):
+                    return
+        self.claim_options = {}
+        self.claim_responses = {}
+        if best is None:
+            self._draw(self._next(self.claim_from))
+        else:
+            self._take_discard(best)
+
+    def _take_discard(self, action: Action) -> None:
+        seat, giver, t = action.seat, self.claim_from, self.claim_tile
+        assert t is not None
+        st = self.seats[seat]
+        gst = self.seats[giver]
+        gst.discards[-1] = (t, seat)
+        if isinstance(action, Win):
+            sc = self._discard_win_score(seat, t)
+            assert sc is not None
+            st.concealed.append(t)
+            self._finish_win(seat, sc, t, discarder=giver)
+            return
+        st.missed_pong.clear()
+        st.missed_win.clear()
+        if st.chain.count("piao") >= 1:  # RULES §10.4 后半场承包
+            st.feeders.add(giver)
+        if isinstance(action, Chow):
+            a, b = action.tiles
+            st.concealed.remove(a)
+            st.concealed.remove(b)
+            cs = self._caishen
+            phys = tuple(sorted((a, b, t), key=lambda x: plays_as(x, cs) or 0))
+            played = tuple(sorted(plays_as(x, cs) or 0 for x in (a, b, t)))
+            meld = Meld(MeldKind.CHOW, played, giver, t, phys if phys != played else None)
+            kind_name, is_chow = "chow", True
+        else:
+            n = 3 if isinstance(action, Kong) else 2
+            for _ in range(n):
+                st.concealed.remove(t)
+            kind = MeldKind.EXPOSED_KONG if isinstance(action, Kong) else MeldKind.PONG
+            meld = Meld(kind, (t,) * (n + 1), giver, t)
+            kind_name, is_chow = ("kong" if isinstance(action, Kong) else "pong"), False
+        if is_chow or self.rules.pong_counts_as_tan:  # RULES §6.5
+            self.tan[(seat, giver)] = self.tan.get((seat, giver), 0) + 1
+        st.melds.append(meld)
+        data: dict[str, Any] = {"type": kind_name, "seat": seat, "from": giver,
+                                "tile": tile_name(t), "tiles": _names(meld.physical_tiles)}
+        if isinstance(action, Kong):
+            data["kind"] = "exposed"
+        self._emit(data)
+        if isinstance(action, Kong):
+            st.chain.append("kong")
+            self._replacement(seat)
+        else:
+            self.turn = seat
+            self.phase = "turn"
+            self.drew = False
+            self.last_draw = None
+
+    # ------------------------------------------------------------------ hand end (§8, §10–§12)
+
+    def _finish_win(self, seat: int, sc: HandScore, win_tile: Tile, discarder: int | None) -> None:
+        st = self.seats[seat]
+        stats_p = st.chain.count("piao") if discarder is None else 0
+        settlement = settle(self.rules, winner=seat, multiplier=sc.multiplier, dealer=self.dealer,
+                            level=self.level, discarder=discarder, tan=self.tan,
+                            piao_feeders=st.feeders if stats_p else ())
+        self._emit({"type": "win", "seat": seat, "from": discarder,
+                    "tile": tile_name(win_tile),
+                    "self_draw": discarder is None, "chain": list(st.chain),
+                    "score": sc.to_dict()})
+        self._end_hand(HandResult(self.hand_no, self.dealer, self.level, seat, discarder, sc,
+                                  settlement))
+
+    def _finish_draw(self) -> None:
+        self._end_hand(HandResult(self.hand_no, self.dealer, self.level, None, None, None, None))
+
+    def _end_hand(self, result: HandResult) -> None:
+        self.results.append(result)
+        deltas = result.settlement.deltas if result.settlement else (0,) * self.n
+        for s, d in zip(self.seats, deltas, strict=True):
+            s.points += d
+        self.phase = "over"
+        self._emit({
+            "type": "hand_end", "hand_no": self.hand_no, "result": "win" if result.winner is not
+            None else "draw", "winner": result.winner, "from": result.discarder,
+            "dealer": self.dealer, "level": self.level, "deltas": list(deltas),
+            "payments": [p.to_dict() for p in result.settlement.payments]
+            if result.settlement else [],
+            "notes": list(result.settlement.notes) if result.settlement else [],
+            "hands": [self._reveal(i) for i in range(self.n)], "points": self.points(),
+        })
+        # RULES §11: dealer succession
+        dealer_won = result.winner == self.dealer
+        if result.winner is None or dealer_won:
+            self.level = min(3, self.level + 1)
+        else:
+            self.dealer = result.winner
+            self.level = self.rules.dealer_start_level
+        if self._match_over(dealer_won):
+            self.over = True
+            order = sorted(range(self.n), key=lambda i: (-self.seats[i].points, i))
+            self._emit({"type": "match_end", "points": self.points(), "ranking": order,
+                        "hands": self.hand_no})
+        else:
+            self._start_hand()
+
+    def _reveal(self, seat: int) -> dict[str, Any]:
+        st = self.seats[seat]
+        return {"concealed": _names(sorted(st.concealed)),
+                "melds": [m.notation() for m in st.melds]}
+
+    def _match_over(self, dealer_won: bool) -> bool:
+        """RULES §12."""
+        if self.rules.match_mode == "hands":
+            return self.hand_no >= self.rules.hands
+        return not dealer_won and any(s.points <= 0 for s in self.seats)
+
+    def _escape(self, seat: int) -> None:
+        """RULES §8.5: pay the 财飘 share to everyone at dealer level 3; a bot takes over."""
+        self.seats[seat].auto = True
+        payments: list[dict[str, Any]] = []
+        deltas = [0] * self.n
+        if self.level == 3:
+            pen = escape_penalty(self.rules, escaper=seat, dealer=self.dealer, level=self.level)
+            for s, d in zip(self.seats, pen.deltas, strict=True):
+                s.points += d
+            deltas = list(pen.deltas)
+            payments = [p.to_dict() for p in pen.payments]
+        self._emit({"type": "escape", "seat": seat, "deltas": deltas, "payments": payments,
+                    "points": self.points()})
+

@@ -1,0 +1,79 @@
+"""Per-seat views of a match (RULES §13): exactly what one seat, or a spectator, may see.
+
+Every outgoing path (first sync, reconnection, spectators, bots, logs) builds its picture
+of the table from :func:`build_view`; nothing else reads a seat's concealed tiles.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from hzmj.tiles import tile_name
+
+if TYPE_CHECKING:
+    from hzmj.game import Match
+
+_DEAD_WALL = 20
+
+
+def build_view(match: Match, seat: int | None) -> dict[str, Any]:
+    """JSON-ready view for ``seat`` (``None``: spectator).
+
+    Shape: ``{"seat", "hand_no", "dealer", "level", "dice", "caishen", "indicator",
+    "live", "dead", "turn", "phase", "lock", "claim", "players": [...], "hand",
+    "last_draw", "legal_actions", "to_move", "over"}``; ``players[i]`` has ``points``,
+    ``concealed_count``, ``melds`` (a concealed kong not yet shown to others has
+    ``tiles: null``, RULES §6.7), ``discards`` (``{"tile", "claimed_by"}``), ``chain``,
+    ``auto`` and ``dealer``.  ``hand`` and ``last_draw`` are the seat's own (null for a
+    spectator).
+    """
+    players = []
+    for i, st in enumerate(match.seats):
+        melds = []
+        for idx, m in enumerate(st.melds):
+            hidden = idx in st.hidden_kongs and i != seat
+            melds.append({
+                "type": m.kind.value,
+                "tiles": None if hidden else [tile_name(t) for t in m.physical_tiles],
+                "from": m.source,
+                "claimed": tile_name(m.claimed) if m.claimed is not None else None,
+            })
+        players.append({
+            "seat": i,
+            "points": st.points,
+            "dealer": i == match.dealer,
+            "concealed_count": len(st.concealed),
+            "melds": melds,
+            "discards": [{"tile": tile_name(t), "claimed_by": by} for t, by in st.discards],
+            "chain": list(st.chain),
+            "auto": st.auto,
+        })
+    own = match.seats[seat] if seat is not None else None
+    claim = None
+    if match.phase == "claim" and match.claim_tile is not None:
+        claim = {"tile": tile_name(match.claim_tile), "from": match.claim_from}
+    return {
+        "seat": seat,
+        "hand_no": match.hand_no,
+        "hands_total": match.rules.hands if match.rules.match_mode == "hands" else None,
+        "dealer": match.dealer,
+        "level": match.level,
+        "dice": list(match.dice),
+        "caishen": tile_name(match.caishen),
+        "indicator": tile_name(match.indicator) if match.indicator is not None else None,
+        "live": match.live_count,
+        "dead": _DEAD_WALL,
+        "turn": match.turn,
+        "phase": "over" if match.over else match.phase,
+        "lock": match.lock,
+        "claim": claim,
+        "players": players,
+        "hand": [tile_name(t) for t in sorted(own.concealed)] if own else None,
+        "last_draw": (tile_name(match.last_draw) if own is not None and match.turn == seat
+                      and match.phase == "turn" and match.last_draw is not None else None),
+        "legal_actions": ([a.to_json() for a in match.legal_actions(seat)]
+                          if seat is not None else []),
+        "to_move": match.to_move(),
+        "over": match.over,
+        "rules": match.rules.to_dict(),
+    }
