@@ -1,0 +1,415 @@
+"""The ``hzmj`` command line: a calculator over the core (RULES §7, §9, §10).
+
+One Typer ``app``, one function per command.  Commands added later (``serve``,
+``simulate``, ``replay``, ``arena``, ``play``) reuse the small helpers here:
+:func:`fail` for bad input, :func:`parse_rules` for ``--rule KEY=VALUE``,
+:func:`parse_tile_arg`, :func:`print_json` and the shared option types
+(:data:`RuleOpt`, :data:`JsonOpt`).
+
+Bad input never shows a traceback: it exits with code 2 and one line on stderr,
+``error: <what is wrong>``; Typer's own usage errors are reported the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+from typer.core import TyperGroup
+
+from hzmj import hand as hand_analysis
+from hzmj.rules import Rules, RulesError
+from hzmj.scoring import CHAIN_ITEMS, REASON_NAMES, HandScore, Settlement, score_hand, settle
+from hzmj.tiles import (
+    WHITE,
+    Hand,
+    Tile,
+    TileParseError,
+    counts_of,
+    format_hand,
+    parse_hand,
+    tile,
+    tile_glyph,
+    tile_name,
+    tile_name_en,
+    tile_name_zh,
+)
+
+USAGE_EXIT: int = 2
+
+
+class InputError(typer.TyperException):
+    """Bad input on the command line: exit code 2, one line on stderr."""
+
+    exit_code = USAGE_EXIT
+
+
+class _OneLineErrors(TyperGroup):
+    """Report every usage or input error as ``error: …`` on one line (exit code 2)."""
+
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True,
+             windows_expand_args: bool = True, **extra: Any) -> Any:
+        def run() -> Any:
+            return super(_OneLineErrors, self).main(args, prog_name, complete_var, False,
+                                                    windows_expand_args, **extra)
+
+        if not standalone_mode:
+            return run()
+        try:
+            code = run()
+        except typer.TyperException as exc:  # Typer's usage errors and InputError
+            typer.echo(f"error: {_one_line(exc.format_message())}{_help_hint(exc)}", err=True)
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            typer.echo("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def _one_line(message: str) -> str:
+    return " ".join(message.split())
+
+
+def _help_hint(exc: typer.TyperException) -> str:
+    path = getattr(getattr(exc, "ctx", None), "command_path", None)
+    return f" (see '{path} --help')" if path else ""
+
+
+app = typer.Typer(
+    name="hzmj",
+    cls=_OneLineErrors,
+    help="Hangzhou Mahjong (杭州麻将): hand calculator, settlement and waits (RULES.md).",
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback(invoke_without_command=True)
+def _root(ctx: typer.Context) -> None:
+    if ctx.invoked_subcommand is None:
+        typer.echo(ctx.get_help())
+
+
+# --------------------------------------------------------------------------------------
+# shared helpers (reused by every command)
+
+RuleOpt = Annotated[
+    list[str] | None,
+    typer.Option("--rule", metavar="KEY=VALUE",
+                 help="Room option of RULES §3, e.g. cap=64 (repeatable)."),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+CaishenOpt = Annotated[
+    str,
+    typer.Option("--caishen", metavar="TILE",
+                 help="财神 kind: 5z = white-dragon mode, anything else = flip mode."),
+]
+
+
+def fail(message: str) -> NoReturn:
+    """Stop with exit code 2 and ``error: message`` on stderr."""
+    raise InputError(message)
+
+
+def parse_rules(items: Sequence[str] | None, *, players: int | None = None) -> Rules:
+    """Rules from ``--rule KEY=VALUE`` items; ``players`` overrides the rules' own."""
+    try:
+        rules = Rules.from_assignments(items or ())
+        return rules if players is None else rules.replace(players=players)
+    except RulesError as exc:
+        fail(f"rule {exc}")
+
+
+def parse_tile_arg(option: str, text: str) -> Tile:
+    """One tile given to ``option`` (e.g. ``--win 1z``)."""
+    try:
+        return tile(text)
+    except TileParseError as exc:
+        fail(f"{option}: {exc}")
+
+
+def parse_hand_arg(text: str, sizes: Sequence[int], caishen: Tile,
+                   extra: Sequence[Tile] = ()) -> Hand:
+    """A hand (RULES §1.2) with one of ``sizes`` tiles (kongs as 3), checked with the
+    ``extra`` tiles (the winning tile) against RULES §1.1, §4.5 and §5.3."""
+    try:
+        hand = parse_hand(text)
+    except TileParseError as exc:
+        fail(str(exc))
+    if hand.size not in sizes:
+        wanted = " or ".join(str(s) for s in sizes)
+        fail(f"HAND must have {wanted} tiles (kongs counted as 3), got {hand.size} "
+             f"in {text!r}")
+    if any(caishen in m.tiles for m in hand.melds):
+        fail(f"a 财神 ({tile_name(caishen)}) cannot be part of a meld (RULES §5.3)")
+    counts = counts_of(hand.all_tiles() + list(extra))
+    for kind, n in enumerate(counts):
+        if n > 4:
+            fail(f"{n} copies of {tile_name(kind)} with the winning tile (only 4 exist)")
+    if caishen != WHITE and counts[caishen] > 3:
+        fail(f"only 3 财神 ({tile_name(caishen)}) are in play in flip mode: the indicator "
+             "is the fourth (RULES §4.5)")
+    return hand
+
+
+def parse_seat(option: str, text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        fail(f"{option}: expected a seat number, got {text!r}")
+
+
+def print_json(data: Any) -> None:
+    typer.echo(json.dumps(data, ensure_ascii=False))
+
+
+def tiles_text(tiles: Sequence[Tile]) -> str:
+    """Glyphs next to notation: ``🀇1m 🀈2m``."""
+    return " ".join(f"{tile_glyph(t)}{tile_name(t)}" for t in tiles)
+
+
+def hand_text(hand: Hand) -> str:
+    melds = " ".join(f"{tiles_text(m.tiles)} {m.notation()}" for m in hand.melds)
+    return f"{tiles_text(sorted(hand.concealed))}  {melds}".rstrip()
+
+
+def _console() -> Console:
+    # made per call so that output goes to the current sys.stdout (CliRunner swaps it)
+    return Console(highlight=False)
+
+
+def _caishen_text(caishen: Tile) -> str:
+    mode = ("white-dragon mode (白板财神)" if caishen == WHITE
+            else "flip mode (翻财神), 白 stands in for it")
+    return f"{tiles_text([caishen])} {tile_name_zh(caishen)} — {mode}"
+
+
+# --------------------------------------------------------------------------------------
+# hzmj score
+
+
+@app.command()
+def score(
+    hand: Annotated[str, typer.Argument(
+        metavar="HAND", help="13 tiles before the win, melds in brackets.")],
+    win: Annotated[str, typer.Option("--win", metavar="TILE", help="The winning tile.")],
+    caishen: CaishenOpt = "5z",
+    chain: Annotated[str, typer.Option("--chain", metavar="ITEMS",
+                                       help="Chain since the last non-财神 discard, "
+                                            "e.g. piao,kong (RULES §8.2).")] = "",
+    discard: Annotated[bool, typer.Option("--discard",
+                                          help="A discard win: the chain is ignored "
+                                               "(RULES §8.4).")] = False,
+    rule: RuleOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Score a winning hand: multiplier M and its explanation (RULES §7, §9)."""
+    rules = parse_rules(rule)
+    cs = parse_tile_arg("--caishen", caishen)
+    win_tile = parse_tile_arg("--win", win)
+    parsed = parse_hand_arg(hand, (13,), cs, [win_tile])
+    items = [c.strip() for c in chain.split(",") if c.strip()]
+    for item in items:
+        if item not in CHAIN_ITEMS:
+            fail(f"--chain: item must be piao or kong, got {item!r}")
+    if discard and win_tile == cs:
+        fail("a discard win cannot be on a 财神 (RULES §8.4)")
+    result = score_hand(parsed, win_tile, cs, items, rules, discard=discard)
+    if as_json:
+        print_json({"hand": format_hand(parsed), "win_tile": tile_name(win_tile),
+                    "caishen": tile_name(cs), **result.to_dict()})
+        return
+    _show_score(parsed, win_tile, cs, result)
+
+
+def _show_score(hand: Hand, win_tile: Tile, caishen: Tile, result: HandScore) -> None:
+    out = _console()
+    table = Table(show_header=False, box=None)
+    table.add_row("hand", Text(f"{hand_text(hand)}   ({format_hand(hand)})"))
+    table.add_row("winning tile", Text(f"{tiles_text([win_tile])} {tile_name_zh(win_tile)} "
+                                       f"{tile_name_en(win_tile)}"))
+    table.add_row("财神", Text(_caishen_text(caishen)))
+    if result.pattern:
+        table.add_row("result", Text(f"{result.pattern.zh}  {result.pattern.en}  "
+                                     f"M = {result.multiplier}", style="bold green"))
+    else:
+        table.add_row("result", Text("no win (不胡)", style="bold red"))
+    out.print(table)
+    for line in result.explanation:
+        out.print(Text(f"  • {line}"))
+
+
+# --------------------------------------------------------------------------------------
+# hzmj settle
+
+
+def parse_tan(items: Sequence[str]) -> dict[tuple[int, int], int]:
+    """``--tan TAKER:GIVER:COUNT`` items (RULES §6.5); repeated pairs add up."""
+    tan: dict[tuple[int, int], int] = {}
+    for item in items:
+        parts = item.split(":")
+        try:
+            taker, giver, count = (int(p) for p in parts)
+        except ValueError:
+            fail(f"--tan: expected TAKER:GIVER:COUNT (e.g. 1:0:3), got {item!r}")
+        tan[(taker, giver)] = tan.get((taker, giver), 0) + count
+    return tan
+
+
+@app.command(name="settle")
+def settle_command(
+    winner: Annotated[int, typer.Option("--winner", metavar="SEAT", help="Winning seat.")],
+    multiplier: Annotated[int, typer.Option("--multiplier", metavar="M",
+                                            help="Hand multiplier M (RULES §9).")],
+    players: Annotated[int | None, typer.Option("--players", metavar="N",
+                                                help="Seats (overrides --rule players).")] = None,
+    dealer: Annotated[int, typer.Option("--dealer", metavar="SEAT")] = 0,
+    level: Annotated[int, typer.Option("--level", metavar="L",
+                                       help="Dealer level 1–3 (RULES §10.1, §11).")] = 1,
+    discarder: Annotated[int | None, typer.Option("--discarder", metavar="SEAT",
+                                                  help="Discard win (RULES §10.5).")] = None,
+    tan: Annotated[list[str] | None, typer.Option(
+        "--tan", metavar="TAKER:GIVER:COUNT",
+        help="摊 taken this hand, e.g. 1:0:3 (repeatable, RULES §6.5).")] = None,
+    piao_feeder: Annotated[list[str] | None, typer.Option(
+        "--piao-feeder", metavar="SEAT",
+        help="Seat fed the winner after a 财神 discard (后半场承包, repeatable).")] = None,
+    rule: RuleOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Settle a won hand: who pays whom and why (RULES §10)."""
+    rules = parse_rules(rule, players=players)
+    feeders = [parse_seat("--piao-feeder", s) for s in piao_feeder or ()]
+    if discarder is not None and not (rules.discard_win and level == 3
+                                      and dealer in (winner, discarder)):
+        fail("a discard win needs --rule discard_win=true, --level 3 and the dealer as "
+             "winner or discarder (RULES §8.4)")
+    try:
+        result = settle(rules, winner=winner, multiplier=multiplier, dealer=dealer,
+                        level=level, discarder=discarder, tan=parse_tan(tan or ()),
+                        piao_feeders=feeders)
+    except ValueError as exc:
+        fail(str(exc))
+    if as_json:
+        print_json({"players": rules.players, "winner": winner, "dealer": dealer,
+                    "level": level, "multiplier": multiplier, **result.to_dict()})
+        return
+    _show_settlement(result)
+
+
+def _show_settlement(result: Settlement) -> None:
+    out = _console()
+    payments = Table(title="payments")
+    for col in ("from", "to", "amount", "reason", "detail"):
+        payments.add_column(col, justify="right" if col == "amount" else "left")
+    for p in result.payments:
+        zh, en = REASON_NAMES[p.reason]
+        payments.add_row(str(p.payer), str(p.payee), str(p.amount), f"{zh} {en}",
+                         Text(p.detail))
+    out.print(payments)
+    deltas = Table(title="points")
+    for seat in range(len(result.deltas)):
+        deltas.add_column(f"seat {seat}", justify="right")
+    deltas.add_row(*(f"{d:+d}" for d in result.deltas))
+    out.print(deltas)
+    for note in result.notes:
+        out.print(Text(f"  • {note}"))
+
+
+# --------------------------------------------------------------------------------------
+# hzmj waits
+
+
+def _wait_list(waits: Sequence[hand_analysis.Wait]) -> list[dict[str, object]]:
+    return [w.to_dict() for w in waits]
+
+
+def _discard_entry(hand: Hand, option: hand_analysis.DiscardOption,
+                   caishen: Tile) -> dict[str, Any]:
+    concealed = list(hand.concealed)
+    concealed.remove(option.discard)
+    rest = Hand(tuple(concealed), hand.melds)
+    ready = option.shanten == 0
+    return {
+        "discard": tile_name(option.discard),
+        "shanten": option.shanten,
+        "baotou_ready": ready and hand_analysis.is_baotou_ready(rest, caishen),
+        "waits": _wait_list(hand_analysis.waits(rest, caishen)) if ready else [],
+        "useful": _wait_list(option.useful),
+        "useful_left": option.useful_count,
+    }
+
+
+def waits_report(hand: Hand, caishen: Tile) -> dict[str, Any]:
+    """The ``hzmj waits --json`` object of a 13- or 14-tile hand."""
+    base: dict[str, Any] = {"hand": format_hand(hand), "caishen": tile_name(caishen),
+                            "tiles": hand.size,
+                            "shanten": hand_analysis.shanten(hand, caishen)}
+    if hand.size == 13:
+        return {**base, "baotou_ready": hand_analysis.is_baotou_ready(hand, caishen),
+                "waits": _wait_list(hand_analysis.waits(hand, caishen))}
+    discards = [_discard_entry(hand, o, caishen)
+                for o in hand_analysis.discard_options(hand, caishen)]
+    return {**base, "win": base["shanten"] == -1,
+            "baotou_ready": any(d["baotou_ready"] for d in discards),
+            "discards": discards}
+
+
+@app.command(name="waits")
+def waits_command(
+    hand: Annotated[str, typer.Argument(
+        metavar="HAND", help="13 tiles (waits) or 14 (best discards).")],
+    caishen: CaishenOpt = "5z",
+    as_json: JsonOpt = False,
+) -> None:
+    """Shanten, 爆头-readiness and waits of a hand; per discard for 14 tiles (RULES §7)."""
+    cs = parse_tile_arg("--caishen", caishen)
+    parsed = parse_hand_arg(hand, (13, 14), cs)
+    report = waits_report(parsed, cs)
+    if as_json:
+        print_json(report)
+        return
+    out = _console()
+    out.print(Text(f"hand  {hand_text(parsed)}   ({report['hand']})"))
+    out.print(Text(f"财神  {_caishen_text(cs)}"))
+    out.print(Text(f"shanten (向听) {report['shanten']}"
+                   + ("  — complete (和了)" if report["shanten"] == -1 else "")))
+    if parsed.size == 13:
+        _show_waits(out, report)
+        return
+    table = Table(title="discards, best first")
+    for col in ("discard", "shanten", "爆头-ready", "useful tiles", "left"):
+        table.add_column(col)
+    for d in report["discards"]:
+        kind = tile(d["discard"])
+        useful = " ".join(tile_glyph(tile(w["tile"])) + w["tile"] for w in d["useful"])
+        table.add_row(tiles_text([kind]), str(d["shanten"]), "yes" if d["baotou_ready"] else "",
+                      Text(useful), str(d["useful_left"]))
+    out.print(table)
+
+
+def _show_waits(out: Console, report: dict[str, Any]) -> None:
+    if report["baotou_ready"]:
+        out.print(Text("爆头-ready: wins on any tile by 爆头 (RULES §7.3)", style="bold"))
+    if not report["waits"]:
+        out.print(Text("not ready (未听牌)"))
+        return
+    table = Table(title="waits (听牌)")
+    for col in ("tile", "中文", "English", "left"):
+        table.add_column(col)
+    for w in report["waits"]:
+        kind = tile(w["tile"])
+        table.add_row(tiles_text([kind]), tile_name_zh(kind), tile_name_en(kind), str(w["left"]))
+    out.print(table)
+
+
+def main() -> None:
+    """Console-script entry point (``hzmj``)."""
+    app()

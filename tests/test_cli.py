@@ -1,0 +1,272 @@
+"""The ``hzmj`` command line: JSON contract of score / settle / waits and exit code 2 with
+one line on stderr for bad input (RULES §15 examples)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from hzmj.cli import app
+
+runner = CliRunner()
+
+
+def run_json(*args: str) -> Any:
+    result = runner.invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def run_error(*args: str) -> str:
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == 2, result.stdout
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert "Traceback" not in result.stderr
+    return lines[0]
+
+
+# --------------------------------------------------------------------------------------
+# hzmj score
+
+
+@pytest.mark.parametrize(("args", "m", "zh", "shape", "baotou"), [
+    pytest.param(["111m234m567m789p1z", "--win", "1z"], 1, "平胡", "standard", False,
+                 id="E1-pinghu"),
+    pytest.param(["123456789m111pP", "--win", "1z"], 2, "爆头", "standard", True,
+                 id="E2-baotou"),
+    pytest.param(["11m22m33p44s55s11zP", "--win", "2z"], 4, "七客", "seven_pairs", True,
+                 id="E6-qike"),
+    pytest.param(["1111m22m33p44s55s1z", "--win", "1z"], 8, "豪华清七对", "seven_pairs",
+                 False, id="E8-haohua-qing-qidui"),
+    pytest.param(["123456789m111pP", "--win", "1z", "--chain", "piao"], 4, "财飘",
+                 "standard", True, id="E9-caipiao"),
+    pytest.param(["123m456m789pP[9999s]", "--win", "1z", "--chain", "piao,kong"], 8, "飘杠",
+                 "standard", True, id="E12-piao-gang"),
+    pytest.param(["4mP6m111p222s333s1z", "--win", "1z", "--caishen", "5m", "--rule",
+                  "must_baotou_with_caishen=true"], 1, "平胡", "standard", False,
+                 id="E13-flip-must-baotou"),
+    pytest.param(["123456789m111pP", "--win", "1z", "--chain", "piao", "--discard"], 2,
+                 "爆头", "standard", True, id="8.4-discard-ignores-chain"),
+])
+def test_score_json_rules_15(args: list[str], m: int, zh: str, shape: str,
+                             baotou: bool) -> None:
+    out = run_json("score", *args)
+    assert out["win"] is True
+    assert (out["multiplier"], out["names"]["zh"], out["shape"], out["baotou"]) == (
+        m, zh, shape, baotou)
+    assert out["names"]["en"] and out["explanation"]
+    assert out["win_tile"] == args[2]
+
+
+def test_score_json_no_win_rules_15_e14_must_baotou() -> None:
+    out = run_json("score", "4m5m6m111p222s333s1z", "--win", "1z", "--caishen", "5m",
+                   "--rule", "must_baotou_with_caishen=true")
+    assert (out["win"], out["multiplier"], out["shape"], out["baotou"]) == (False, 0, None,
+                                                                           False)
+    assert out["names"] == {"zh": None, "en": None}
+    assert out["caishen"] == "5m" and out["hand"] == "456m111p222333s1z"
+
+
+def test_score_json_no_win_rules_15_e15() -> None:
+    out = run_json("score", "11m22m33p44s55s11z2z", "--win", "3z")
+    assert (out["win"], out["multiplier"]) == (False, 0)
+    assert out["explanation"]
+
+
+def test_score_readable_output_shows_glyphs_names_and_explanation() -> None:
+    result = runner.invoke(app, ["score", "123456789m111pP", "--win", "1z", "--chain",
+                                 "piao"])
+    assert result.exit_code == 0
+    for text in ("\U0001f007", "1m", "财飘", "caipiao", "M = 4", "RULES §9.1", "white-dragon"):
+        assert text in result.stdout
+
+
+def test_score_real_subprocess() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "hzmj", "score", "123m456m789pP[9999s]", "--win", "1z",
+         "--chain", "kong", "--json"], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert (out["multiplier"], out["names"]["zh"]) == (4, "杠暴")  # RULES §15 E11
+    proc = subprocess.run([sys.executable, "-m", "hzmj", "score", "12x", "--win", "1z"],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 2
+    assert proc.stderr == "error: unknown character 'x' at position 2 in '12x'\n"
+
+
+# --------------------------------------------------------------------------------------
+# hzmj settle
+
+
+@pytest.mark.parametrize(("args", "vector"), [
+    pytest.param(["--winner", "0", "--multiplier", "1"], [6, -2, -2, -2], id="P1"),
+    pytest.param(["--winner", "1", "--multiplier", "1"], [-2, 4, -1, -1], id="P2"),
+    pytest.param(["--winner", "1", "--multiplier", "2", "--level", "2"], [-8, 12, -2, -2],
+                 id="P3"),
+    pytest.param(["--winner", "1", "--multiplier", "1", "--tan", "1:0:3"], [-4, 4, 0, 0],
+                 id="P4-chengbao"),
+    pytest.param(["--winner", "0", "--multiplier", "1", "--tan", "1:0:3"], [12, -12, 0, 0],
+                 id="P5-fan-chengbao"),
+    pytest.param(["--winner", "0", "--multiplier", "1", "--level", "3", "--discarder", "1",
+                  "--rule", "discard_win=true"], [24, -24, 0, 0], id="P6-discard-win"),
+])
+def test_settle_json_rules_15_vectors(args: list[str], vector: list[int]) -> None:
+    out = run_json("settle", *args)
+    assert out["deltas"] == vector
+    received = sum(p["amount"] for p in out["payments"])
+    assert received == max(vector)
+    assert {"from", "to", "amount", "reason"} <= set(out["payments"][0])
+
+
+def test_settle_json_rules_10_5_example_and_options() -> None:
+    out = run_json("settle", "--winner", "0", "--multiplier", "1", "--level", "3",
+                   "--discarder", "2", "--tan", "0:1:3", "--rule", "discard_win=true")
+    assert out["deltas"] == [48, -24, -24, 0]
+    assert [p["reason"] for p in out["payments"]] == ["discard_win", "chengbao"]
+    out = run_json("settle", "--winner", "1", "--multiplier", "4", "--piao-feeder", "2",
+                   "--players", "3")
+    assert out["deltas"] == [0, 12, -12]  # T = 8 + 4, 后半场承包
+    out = run_json("settle", "--winner", "1", "--multiplier", "64", "--level", "3",
+                   "--rule", "cap=64", "--rule", "base_score=2")
+    assert out["deltas"] == [-128, 384, -128, -128]
+
+
+def test_settle_readable_output_lists_payments() -> None:
+    result = runner.invoke(app, ["settle", "--winner", "1", "--multiplier", "1", "--tan",
+                                 "1:0:3"])
+    assert result.exit_code == 0
+    for text in ("承包", "contract", "+4", "-4"):
+        assert text in result.stdout
+
+
+# --------------------------------------------------------------------------------------
+# hzmj waits
+
+
+def test_waits_13_tiles_baotou_ready_waits_everything() -> None:
+    out = run_json("waits", "123456789m11pPP")
+    assert (out["shanten"], out["baotou_ready"]) == (0, True)
+    assert len(out["waits"]) == 34
+    left = {w["tile"]: w["left"] for w in out["waits"]}
+    assert (left["1m"], left["1p"], left["5z"], left["2p"]) == (3, 2, 2, 4)
+
+
+def test_waits_13_tiles_with_left_counts() -> None:
+    out = run_json("waits", "123m456m789p11z33s")
+    assert (out["shanten"], out["baotou_ready"]) == (0, False)
+    assert out["waits"] == [{"tile": "3s", "left": 2}, {"tile": "1z", "left": 2},
+                            {"tile": "5z", "left": 4}]  # 5z: a drawn 财神 fills the gap
+
+
+def test_waits_13_tiles_not_ready() -> None:
+    out = run_json("waits", "13579m13579p135s")
+    assert out["shanten"] == 4 and out["waits"] == [] and out["baotou_ready"] is False
+
+
+def test_waits_14_tiles_lists_each_discard() -> None:
+    out = run_json("waits", "123m456m789p11z233s")
+    assert (out["shanten"], out["win"]) == (0, False)
+    by_discard = {d["discard"]: d for d in out["discards"]}
+    assert out["discards"][0]["discard"] == "3s"  # best first: 12 tiles left
+    assert by_discard["3s"]["waits"] == [{"tile": "1s", "left": 4}, {"tile": "4s", "left": 4},
+                                        {"tile": "5z", "left": 4}]
+    assert by_discard["2s"]["waits"] == [{"tile": "3s", "left": 2}, {"tile": "1z", "left": 2},
+                                        {"tile": "5z", "left": 4}]
+    assert by_discard["1m"]["shanten"] == 1 and by_discard["1m"]["waits"] == []
+    assert by_discard["1m"]["useful"]
+
+
+def test_waits_14_tiles_complete_hand_keeps_baotou_ready_discard() -> None:
+    out = run_json("waits", "123456789m111p1zP")
+    assert (out["shanten"], out["win"], out["baotou_ready"]) == (-1, True, True)
+    by_discard = {d["discard"]: d for d in out["discards"]}
+    assert by_discard["1z"]["baotou_ready"] is True
+    assert len(by_discard["1z"]["waits"]) == 34
+
+
+def test_waits_flip_mode_white_stands_in() -> None:
+    # RULES §5.2: with 财神 5m, 4m 白 6m is a chow; the hand waits on 1z only plus the 财神
+    out = run_json("waits", "4mP6m111p222s333s1z", "--caishen", "5m")
+    assert out["waits"] == [{"tile": "5m", "left": 4}, {"tile": "1z", "left": 3}]
+
+
+def test_waits_readable_output() -> None:
+    result = runner.invoke(app, ["waits", "123m456m789p11z33s"])
+    assert result.exit_code == 0
+    for text in ("向听", "\U0001f012", "3s", "三条", "1z"):
+        assert text in result.stdout
+
+
+# --------------------------------------------------------------------------------------
+# bad input: exit code 2, one line on stderr
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    pytest.param(["score", "12x", "--win", "1z"], "unknown character 'x' at position 2",
+                 id="malformed-hand"),
+    pytest.param(["score", "123m", "--win", "1z"], "13 tiles", id="wrong-tile-count"),
+    pytest.param(["waits", "123m"], "13 or 14 tiles", id="waits-wrong-tile-count"),
+    pytest.param(["score", "123456789m111pP", "--win", "8z"], "--win", id="bad-win-tile"),
+    pytest.param(["score", "123456789m111pP", "--win", "1z", "--caishen", "55m"], "--caishen",
+                 id="bad-caishen"),
+    pytest.param(["score", "123456789m111pP", "--win", "1z", "--rule", "colour=red"],
+                 "colour: unknown option", id="unknown-rule-key"),
+    pytest.param(["score", "123456789m111pP", "--win", "1z", "--rule", "cap=7"],
+                 "cap: must be one of", id="bad-rule-value"),
+    pytest.param(["settle", "--winner", "1", "--multiplier", "1", "--rule", "discard_win=maybe"],
+                 "discard_win", id="bad-rule-bool"),
+    pytest.param(["settle", "--winner", "1", "--multiplier", "1", "--rule", "cap"],
+                 "KEY=VALUE", id="rule-without-value"),
+    pytest.param(["settle", "--winner", "4", "--multiplier", "1"], "winner must be a seat",
+                 id="bad-seat"),
+    pytest.param(["settle", "--winner", "3", "--multiplier", "1", "--players", "3"],
+                 "winner must be a seat 0..2", id="seat-outside-players"),
+    pytest.param(["settle", "--winner", "1", "--multiplier", "1", "--piao-feeder", "x"],
+                 "--piao-feeder", id="bad-feeder"),
+    pytest.param(["score", "123456789m111pP", "--win", "1z", "--chain", "piao,chow"],
+                 "'chow'", id="bad-chain-item"),
+    pytest.param(["settle", "--winner", "1", "--multiplier", "1", "--tan", "1-0-3"],
+                 "TAKER:GIVER:COUNT", id="bad-tan-format"),
+    pytest.param(["settle", "--winner", "1", "--multiplier", "1", "--tan", "1:1:3"],
+                 "摊", id="tan-from-self"),
+    pytest.param(["settle", "--winner", "1", "--multiplier", "1", "--level", "4"],
+                 "level must be 1, 2 or 3", id="level-4"),
+    pytest.param(["settle", "--winner", "1", "--multiplier", "3"], "power of two",
+                 id="bad-multiplier"),
+    pytest.param(["settle", "--winner", "1", "--multiplier", "1", "--players", "5"],
+                 "players", id="bad-players"),
+    pytest.param(["settle", "--winner", "1", "--multiplier", "1", "--discarder", "2",
+                  "--level", "3", "--rule", "discard_win=true"], "§8.4",
+                 id="discard-win-between-non-dealers"),
+    pytest.param(["settle", "--winner", "0", "--multiplier", "1", "--discarder", "2"], "§8.4",
+                 id="discard-win-off"),
+    pytest.param(["score", "123456789m11pPP", "--win", "P", "--discard"], "§8.4",
+                 id="discard-win-on-caishen"),
+    pytest.param(["score", "123456789m1p[PPP]", "--win", "1z"], "§5.3", id="caishen-in-meld"),
+    pytest.param(["score", "1111m23456789m1p", "--win", "1m"], "copies of 1m",
+                 id="fifth-copy-with-win-tile"),
+    pytest.param(["score", "4m555m6m111p222s11z", "--win", "5m", "--caishen", "5m"], "§4.5",
+                 id="four-caishen-in-flip-mode"),
+    pytest.param(["score", "123456789m111pP"], "--win", id="usage-missing-option"),
+    pytest.param(["score", "--win", "1z"], "HAND", id="usage-missing-argument"),
+    pytest.param(["score", "123456789m111pP", "--win", "1z", "--nope"], "--nope",
+                 id="usage-unknown-option"),
+    pytest.param(["settle", "--winner", "x", "--multiplier", "1"], "--winner",
+                 id="usage-not-an-integer"),
+    pytest.param(["bogus"], "bogus", id="usage-unknown-command"),
+])
+def test_bad_input_exits_2_with_one_line(args: list[str], needle: str) -> None:
+    assert needle in run_error(*args)
+
+
+def test_no_arguments_prints_help() -> None:
+    result = runner.invoke(app, [])
+    assert result.exit_code == 0
+    assert "score" in result.stdout and "settle" in result.stdout and "waits" in result.stdout
