@@ -121,6 +121,11 @@ def test_rules_9_3_seed_figures(hand: str, win: str, chain: tuple[str, ...], m: 
     assert (result.multiplier, result.pattern and result.pattern.zh) == (m, zh)
 
 
+def test_rules_9_1_english_names_keep_the_luxury_count() -> None:
+    assert score("1111m2222m3333p1z", "1z").pattern.en == "triple luxury pure seven pairs"
+    assert score("1111m22m33p44s55sP", "1z").pattern.en == "luxury qike (seven pairs baotou)"
+
+
 @pytest.mark.parametrize(("hand", "chain", "m", "zh"), [
     pytest.param("123m456m789p2z[9999s]", KONG, 2, "杠开", id="one-kong"),
     pytest.param("123m456m2z[9999s][1111p]", ("kong", "kong"), 4, "双杠开", id="two-kongs"),

@@ -116,15 +116,19 @@ def _luxury(h: int) -> str:
     return "" if h == 0 else f"{_zh(h)}豪华"
 
 
+def _luxury_en(h: int) -> str:
+    return "" if h == 0 else f"{_en(h)}luxury "
+
+
 def qidui(h: int) -> Pattern:
     """RULES §9.1 row 4: 七对子 holding a 财神, not 爆头: M = 2^(1+h)."""
-    return Pattern(2 ** (1 + h), f"{_luxury(h)}七对子", f"{'luxury ' * bool(h)}seven pairs",
+    return Pattern(2 ** (1 + h), f"{_luxury(h)}七对子", f"{_luxury_en(h)}seven pairs",
                    f"M = 2^(1+h) = 2^(1+{h})")
 
 
 def qing_qidui(h: int) -> Pattern:
     """RULES §9.1 row 5: 清七对, seven pairs with no 财神 at all: M = 2^(2+h)."""
-    return Pattern(2 ** (2 + h), f"{_luxury(h)}清七对", f"{'luxury ' * bool(h)}pure seven pairs",
+    return Pattern(2 ** (2 + h), f"{_luxury(h)}清七对", f"{_luxury_en(h)}pure seven pairs",
                    f"M = 2^(2+h) = 2^(2+{h})")
 
 
@@ -133,10 +137,10 @@ def qike(h: int, c: ChainStats) -> Pattern:
     m = 2 ** (2 + h + c.p)
     formula = f"M = 2^(2+h+p) = 2^(2+{h}+{c.p})"
     if c.p == 0:
-        return Pattern(m, f"{_luxury(h)}七客", f"{'luxury ' * bool(h)}qike (seven pairs baotou)",
+        return Pattern(m, f"{_luxury(h)}七客", f"{_luxury_en(h)}qike (seven pairs baotou)",
                        formula)
     return Pattern(m, f"{_luxury(h)}七对子{_zh(c.p)}财飘",
-                   f"{'luxury ' * bool(h)}seven pairs {_en(c.p)}caipiao", formula)
+                   f"{_luxury_en(h)}seven pairs {_en(c.p)}caipiao", formula)
 
 
 def price(reading: Reading, chain: ChainStats, *, h: int, with_caishen: bool) -> Pattern:
