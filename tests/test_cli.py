@@ -192,9 +192,10 @@ def test_waits_14_tiles_complete_hand_keeps_baotou_ready_discard() -> None:
 
 
 def test_waits_flip_mode_white_stands_in() -> None:
-    # RULES §5.2: with 财神 5m, 4m 白 6m is a chow; the hand waits on 1z only plus the 财神
+    # RULES §5.2: with 财神 5m, 4m 白 6m is a chow; the hand waits on 1z only plus the 财神;
+    # RULES §4.5: the face-up indicator is a 5m, so only 3 财神 can still be drawn
     out = run_json("waits", "4mP6m111p222s333s1z", "--caishen", "5m")
-    assert out["waits"] == [{"tile": "5m", "left": 4}, {"tile": "1z", "left": 3}]
+    assert out["waits"] == [{"tile": "5m", "left": 3}, {"tile": "1z", "left": 3}]
 
 
 def test_waits_readable_output() -> None:

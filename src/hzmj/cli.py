@@ -332,7 +332,7 @@ def _wait_list(waits: Sequence[hand_analysis.Wait]) -> list[dict[str, object]]:
 
 
 def _discard_entry(hand: Hand, option: hand_analysis.DiscardOption,
-                   caishen: Tile) -> dict[str, Any]:
+                   caishen: Tile, visible: Sequence[int]) -> dict[str, Any]:
     concealed = list(hand.concealed)
     concealed.remove(option.discard)
     rest = Hand(tuple(concealed), hand.melds)
@@ -341,22 +341,28 @@ def _discard_entry(hand: Hand, option: hand_analysis.DiscardOption,
         "discard": tile_name(option.discard),
         "shanten": option.shanten,
         "baotou_ready": ready and hand_analysis.is_baotou_ready(rest, caishen),
-        "waits": _wait_list(hand_analysis.waits(rest, caishen)) if ready else [],
+        "waits": _wait_list(hand_analysis.waits(rest, caishen, visible)) if ready else [],
         "useful": _wait_list(option.useful),
         "useful_left": option.useful_count,
     }
 
 
 def waits_report(hand: Hand, caishen: Tile) -> dict[str, Any]:
-    """The ``hzmj waits --json`` object of a 13- or 14-tile hand."""
+    """The ``hzmj waits --json`` object of a 13- or 14-tile hand.
+
+    In flip mode the face-up indicator is one copy of the 财神 kind that cannot be drawn
+    (RULES §4.5), so it counts as visible in ``left``."""
+    visible = [0] * len(counts_of(()))
+    if caishen != WHITE:
+        visible[caishen] = 1
     base: dict[str, Any] = {"hand": format_hand(hand), "caishen": tile_name(caishen),
                             "tiles": hand.size,
                             "shanten": hand_analysis.shanten(hand, caishen)}
     if hand.size == 13:
         return {**base, "baotou_ready": hand_analysis.is_baotou_ready(hand, caishen),
-                "waits": _wait_list(hand_analysis.waits(hand, caishen))}
-    discards = [_discard_entry(hand, o, caishen)
-                for o in hand_analysis.discard_options(hand, caishen)]
+                "waits": _wait_list(hand_analysis.waits(hand, caishen, visible))}
+    discards = [_discard_entry(hand, o, caishen, visible)
+                for o in hand_analysis.discard_options(hand, caishen, visible)]
     return {**base, "win": base["shanten"] == -1,
             "baotou_ready": any(d["baotou_ready"] for d in discards),
             "discards": discards}
@@ -408,6 +414,119 @@ def _show_waits(out: Console, report: dict[str, Any]) -> None:
         kind = tile(w["tile"])
         table.add_row(tiles_text([kind]), tile_name_zh(kind), tile_name_en(kind), str(w["left"]))
     out.print(table)
+
+
+# --------------------------------------------------------------------------------------
+# hzmj simulate / hzmj replay (the game engine)
+
+
+@app.command(name="simulate")
+def simulate_command(
+    hands: Annotated[int, typer.Option("--hands", min=1, help="Hands to play.")] = 100,
+    seed: Annotated[int, typer.Option("--seed", help="Master seed.")] = 0,
+    players: Annotated[int | None, typer.Option("--players", help="2, 3 or 4.")] = None,
+    bot: Annotated[str, typer.Option("--bot", help="Bot name for every seat, or a "
+                                     "comma-separated list, one per seat.")] = "random",
+    rule: RuleOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Bots play N hands; print statistics and a digest of every record (RULES §4–§12)."""
+    from hzmj.simulate import simulate
+
+    rules = parse_rules(rule, players=players)
+    names = bot.split(",") if "," in bot else [bot] * rules.players
+    make = _bot_factory(names, rules.players)
+    show_progress = not as_json and sys.stdout.isatty()
+    if show_progress:
+        from rich.progress import Progress
+
+        with Progress(console=_console()) as progress:
+            task = progress.add_task("simulating", total=hands)
+            stats = simulate(rules, hands, seed, names, make,
+                             progress=lambda n: progress.update(task, completed=n))
+    else:
+        stats = simulate(rules, hands, seed, names, make)
+    data = stats.to_dict()
+    if as_json:
+        print_json(data)
+        return
+    out = _console()
+    table = Table(title=f"{data['hands']} hands, seed {seed}, bots {','.join(names)}")
+    table.add_column("statistic")
+    table.add_column("value")
+    for key in ("hands", "matches", "wins", "draws", "mean_multiplier", "points", "zero_sum",
+                "hands_per_s", "digest"):
+        table.add_row(key, str(data[key]))
+    out.print(table)
+    wins = Table(title="wins by pattern")
+    wins.add_column("pattern")
+    wins.add_column("wins")
+    for name, count in data["wins_by_name"].items():
+        wins.add_row(name, str(count))
+    out.print(wins)
+
+
+def _bot_factory(names: Sequence[str], players: int) -> Any:
+    """Check bot names against the registry (random only when no registry exists)."""
+    if len(names) != players:
+        fail(f"--bot lists {len(names)} bots for {players} seats")
+    try:
+        from hzmj.bots.registry import BOT_NAMES, make_bot
+    except ImportError:
+        from hzmj.bots.random_bot import RandomBot
+
+        BOT_NAMES, make_bot = ("random",), (lambda _name, seed: RandomBot(seed))
+    for name in names:
+        if name not in BOT_NAMES:
+            fail(f"unknown bot {name!r} (known: {', '.join(BOT_NAMES)})")
+    return make_bot
+
+
+@app.command(name="replay")
+def replay_command(
+    record_path: Annotated[str, typer.Argument(metavar="RECORD.json",
+                                               help="A game record (JSON).")],
+    verify_flag: Annotated[bool, typer.Option("--verify", help="Replay and compare; exit 1 "
+                                              "on any difference.")] = False,
+) -> None:
+    """Print a recorded match hand by hand; ``--verify`` replays it and checks every figure."""
+    from hzmj.record import RecordError, replay, verify
+
+    try:
+        with open(record_path, encoding="utf-8") as fh:
+            record = json.load(fh)
+    except (OSError, json.JSONDecodeError) as exc:
+        fail(f"cannot read {record_path}: {exc}")
+    try:
+        match = replay(record)
+        problems = verify(record) if verify_flag else []
+    except RecordError as exc:
+        fail(str(exc))
+    out = _console()
+    for event in match.log:
+        out.print(Text(_event_line(event.to_json())))
+    if verify_flag:
+        if problems:
+            for p in problems:
+                typer.echo(f"DIFFERENCE: {p}", err=True)
+            raise typer.Exit(1)
+        out.print(Text(f"verified: {len(match.actions)} actions replay identically"))
+
+
+def _event_line(e: dict[str, Any]) -> str:
+    kind = e["type"]
+    if kind == "hand_start":
+        hands = "  ".join(f"seat {i}: {' '.join(h)}" for i, h in enumerate(e["hands"]))
+        return (f"\n== hand {e['hand_no']}: dealer seat {e['dealer']} level {e['level']}, "
+                f"dice {e['dice']}, 财神 {e['caishen']}\n   {hands}")
+    if kind in ("hand_end", "match_end", "escape"):
+        return f"{kind}: points {e['points']}" + (f" deltas {e['deltas']}" if "deltas" in e else "")
+    if kind == "win":
+        sc = e["score"]
+        return (f"seat {e['seat']} wins on {e['tile']}: {sc['names']['zh']} "
+                f"({sc['names']['en']}) M={sc['multiplier']}")
+    fields = " ".join(f"{k}={v}" for k, v in e.items() if k != "type" and v is not None)
+    return f"  {kind} {fields}"
 
 
 def main() -> None:

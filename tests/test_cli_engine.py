@@ -1,0 +1,68 @@
+"""`hzmj simulate` and `hzmj replay` (the game engine's CLI)."""
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from hzmj.bots.random_bot import RandomBot
+from hzmj.cli import app
+from hzmj.game import Match
+from hzmj.rules import Rules
+from hzmj.simulate import play_match
+
+runner = CliRunner()
+
+
+def test_simulate_json_is_deterministic() -> None:
+    args = ["simulate", "--hands", "6", "--seed", "9", "--json"]
+    a = json.loads(runner.invoke(app, args).stdout)
+    b = json.loads(runner.invoke(app, args).stdout)
+    assert a["hands"] == 6
+    assert a["digest"] == b["digest"]
+    assert a["zero_sum"] is True
+    assert set(a) >= {"hands", "draws", "wins_by_name", "points", "hands_per_s", "zero_sum",
+                      "digest"}
+
+
+def test_simulate_rejects_bad_rule_and_bot() -> None:
+    bad_rule = runner.invoke(app, ["simulate", "--rule", "hands=7"])
+    assert bad_rule.exit_code == 2
+    assert "hands" in bad_rule.stderr
+    bad_bot = runner.invoke(app, ["simulate", "--bot", "nobody"])
+    assert bad_bot.exit_code == 2
+    assert "nobody" in bad_bot.stderr
+
+
+def _finished_record(tmp_path: Path) -> Path:
+    match = Match(Rules(hands=8), seed=11)
+    play_match(match, [RandomBot(s) for s in range(4)])
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(match.record()))
+    return path
+
+
+def test_replay_verify_passes_on_an_untouched_record(tmp_path: Path) -> None:
+    path = _finished_record(tmp_path)
+    result = runner.invoke(app, ["replay", str(path), "--verify"])
+    assert result.exit_code == 0, result.stderr
+    assert "verified" in result.stdout
+    assert "hand 8" in result.stdout
+
+
+def test_replay_verify_fails_on_a_tampered_record(tmp_path: Path) -> None:
+    path = _finished_record(tmp_path)
+    record = json.loads(path.read_text())
+    record["points"][0] += 1
+    path.write_text(json.dumps(record))
+    result = runner.invoke(app, ["replay", str(path), "--verify"])
+    assert result.exit_code == 1
+    assert "points" in result.stderr
+
+
+def test_replay_rejects_a_broken_file(tmp_path: Path) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text("{not json")
+    result = runner.invoke(app, ["replay", str(path)])
+    assert result.exit_code == 2
+    assert "cannot read" in result.stderr
