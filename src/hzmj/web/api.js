@@ -1,0 +1,80 @@
+// HTTP calls to the table server and the per-room seat token kept in localStorage.
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    super(errorText(body) || `HTTP ${status}`);
+    this.status = status;
+    this.body = body;
+  }
+
+  /** The room option a 422 names, if any (FastAPI `loc` or a `field`/`option` key). */
+  get field() {
+    const detail = this.body?.detail;
+    if (Array.isArray(detail)) {
+      const loc = detail[0]?.loc || [];
+      return loc[loc.length - 1];
+    }
+    if (detail && typeof detail === "object") return detail.option || detail.field || detail.key;
+    return this.body?.option || this.body?.field;
+  }
+}
+
+function errorText(body) {
+  if (!body) return "";
+  if (typeof body === "string") return body;
+  const d = body.detail ?? body.error ?? body.message ?? body.reason;
+  if (typeof d === "string") return d;
+  if (Array.isArray(d)) return d.map((x) => x.msg || JSON.stringify(x)).join("; ");
+  if (d && typeof d === "object") return d.message || d.msg || d.reason || JSON.stringify(d);
+  return JSON.stringify(body);
+}
+
+export async function api(method, path, body, token) {
+  const headers = {};
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const res = await fetch(path, {
+    method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = text;
+  }
+  if (!res.ok) throw new ApiError(res.status, data);
+  return data;
+}
+
+const key = (roomId) => `hzmj.seat.${roomId}`;
+
+/** {seat, token, name} stored for a room, or null. */
+export function loadSeat(roomId) {
+  try {
+    return JSON.parse(localStorage.getItem(key(roomId)) || "null");
+  } catch {
+    return null;
+  }
+}
+
+export function saveSeat(roomId, seat) {
+  localStorage.setItem(key(roomId), JSON.stringify(seat));
+}
+
+export function forgetSeat(roomId) {
+  localStorage.removeItem(key(roomId));
+}
+
+export function savedName() {
+  return localStorage.getItem("hzmj.name") || "";
+}
+
+export function saveName(name) {
+  localStorage.setItem("hzmj.name", name);
+}
+
+export function wsUrl(path) {
+  const proto = location.protocol === "https:" ? "wss:" : "ws:";
+  return `${proto}//${location.host}${path}`;
+}

@@ -1,0 +1,33 @@
+// Entry point of index.html: the lobby at /, a room (waiting room, then table) at /room/{id}.
+
+import { getLang, setLang, t } from "./i18n.js";
+import { renderLobby } from "./lobby.js";
+import { h } from "./render.js";
+import { RoomPage } from "./room.js";
+
+const root = document.getElementById("app");
+const header = document.getElementById("header");
+const match = location.pathname.match(/^\/room\/([^/]+)/);
+let page = null;
+
+function renderHeader() {
+  document.title = t("title");
+  header.replaceChildren(
+    h("a.home", { href: "/" }, t("title")),
+    h("button.lang", { onclick: toggleLang, "aria-label": "language" }, t("lang")));
+}
+
+function toggleLang() {
+  setLang(getLang() === "zh" ? "en" : "zh");
+  renderHeader();
+  if (page) page.render();
+  else renderLobby(root);
+}
+
+renderHeader();
+if (match) {
+  page = new RoomPage(root, decodeURIComponent(match[1]), header);
+  page.start();
+} else {
+  renderLobby(root);
+}

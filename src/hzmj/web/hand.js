@@ -1,0 +1,130 @@
+// The own seat's hand and action bars: select and discard tiles by mouse, touch or
+// keyboard; 胡 / 杠 / 碰 / 吃 / 过 as one-click buttons, one per choice.
+
+import { bi, t } from "./i18n.js";
+import { h, meldElement, seatBadges, seatName, tileOpts } from "./render.js";
+import { sortTiles, tileElement } from "./tiles.js";
+
+const CLAIM_ORDER = ["win", "kong", "pong", "chow", "pass"];
+const KEYS = { win: "h", kong: "g", pong: "p", chow: "c", pass: "Escape" };
+
+/** The own hand, sorted, with the drawn tile set apart (it is also inside `hand`). */
+export function splitHand(board) {
+  const p = board.players[board.seat];
+  const opts = tileOpts(board);
+  const hand = [...(p.hand || [])];
+  let drawn = null;
+  if (p.last_draw && hand.includes(p.last_draw)) {
+    hand.splice(hand.indexOf(p.last_draw), 1);
+    drawn = p.last_draw;
+  }
+  const tiles = sortTiles(hand, board.caishen, opts.standIn);
+  return drawn ? [...tiles, drawn] : tiles;
+}
+
+function actionLabel(a) {
+  if (a.type === "kong") return `${t("kong")} · ${bi({ concealed: "暗杠", added: "补杠", exposed: "明杠" }[a.kind])}`;
+  return t(a.type);
+}
+
+/**
+ * Own area: info line, melds, hand tiles and the action bar.
+ * ctx: {board, names, actions, selected, hints, onSelect, onDiscard, onAction, onHover}
+ */
+export function ownArea(ctx) {
+  const { board, names, actions } = ctx;
+  const me = board.seat;
+  const p = board.players[me];
+  const discardable = new Set(actions.filter((a) => a.type === "discard").map((a) => a.tile));
+  const tiles = splitHand(board);
+  const drawnIndex = p.last_draw ? tiles.length - 1 : -1;
+  const opts = tileOpts(board);
+  const handRow = h("div.hand", { role: "listbox", "aria-label": "hand", tabindex: "0" },
+    tiles.map((name, i) => {
+      const node = tileElement(name, opts);
+      node.classList.add("hand-tile");
+      node.dataset.index = i;
+      node.tabIndex = -1;
+      if (i === drawnIndex) node.classList.add("drawn");
+      if (discardable.has(name)) node.classList.add("playable");
+      if (ctx.selected === i) node.classList.add("selected");
+      if (ctx.hints?.byTile?.[name]?.best) node.classList.add("best");
+      node.addEventListener("click", () => ctx.onSelect(i, name, { click: true }));
+      node.addEventListener("dblclick", () => ctx.onDiscard(name));
+      node.addEventListener("mouseenter", () => ctx.onHover(name));
+      node.addEventListener("mouseleave", () => ctx.onHover(null));
+      let timer = null;
+      node.addEventListener("touchstart", () => {
+        timer = setTimeout(() => ctx.onHover(name), 450);
+      }, { passive: true });
+      node.addEventListener("touchend", () => clearTimeout(timer));
+      return node;
+    }));
+  const melds = h("div.row.melds.own-melds", {}, p.melds.map((m) => meldElement(board, m, names)));
+  return h("section.own-area", { dataset: { seat: me } },
+    h("div.seat-head", {}, h("span.seat-name", {}, seatName(names, me), ` (${t("you")})`),
+      h("span.points", {}, `${p.points} ${t("points")}`), ...seatBadges(board, me)),
+    h("div.hand-row", {}, melds, handRow),
+    actionBar(ctx));
+}
+
+function groupClaims(actions) {
+  const groups = new Map();
+  for (const a of actions) {
+    if (a.type === "discard") continue;
+    if (!groups.has(a.type)) groups.set(a.type, []);
+    groups.get(a.type).push(a);
+  }
+  return CLAIM_ORDER.filter((k) => groups.has(k)).map((k) => [k, groups.get(k)]);
+}
+
+/** Buttons for every non-discard action: several chows or kongs get one button each. */
+function actionBar(ctx) {
+  const { board, actions } = ctx;
+  const groups = groupClaims(actions);
+  if (!groups.length) return h("div.claim-bar.empty", { "aria-hidden": "true" });
+  const opts = tileOpts(board, { small: true });
+  const buttons = [];
+  for (const [type, list] of groups) {
+    for (const a of list) {
+      const tiles = type === "chow" ? [...a.tiles, board.claim?.tile].filter(Boolean)
+        : type === "kong" ? [a.tile] : [];
+      buttons.push(h(`button.claim.claim-${type}`, {
+        onclick: () => ctx.onAction(a),
+        title: list.length === 1 ? `${actionLabel(a)} [${KEYS[type]}]` : actionLabel(a),
+        dataset: { action: type },
+      }, h("span.claim-label", {}, type === "kong" && list.length > 1 ? actionLabel(a) : t(type)),
+      list.length > 1 || type === "chow"
+        ? h("span.claim-tiles", {}, sortTiles(tiles, board.caishen, opts.standIn)
+          .map((x) => tileElement(x, opts))) : null));
+    }
+  }
+  return h("div.claim-bar", { role: "toolbar" }, buttons);
+}
+
+/** Keyboard: arrows move, Enter / Space discard, 1–9 and 0 pick a tile, h g p c Esc claim. */
+export function handleKey(ev, ctx) {
+  const { actions } = ctx;
+  const tiles = splitHand(ctx.board);
+  const groups = new Map(groupClaims(actions));
+  const claimKey = Object.entries(KEYS).find(([, k]) => k === ev.key);
+  if (claimKey && groups.has(claimKey[0]) && groups.get(claimKey[0]).length >= 1) {
+    ctx.onAction(groups.get(claimKey[0])[0]);
+    return true;
+  }
+  if (!actions.some((a) => a.type === "discard")) return false;
+  let sel = ctx.selected ?? tiles.length - 1;
+  if (ev.key === "ArrowLeft") sel = Math.max(0, sel - 1);
+  else if (ev.key === "ArrowRight") sel = Math.min(tiles.length - 1, sel + 1);
+  else if (ev.key === "Enter" || ev.key === " ") {
+    if (ctx.selected !== null && tiles[ctx.selected]) ctx.onDiscard(tiles[ctx.selected]);
+    return true;
+  } else if (/^[0-9]$/.test(ev.key)) {
+    const i = ev.key === "0" ? 9 : Number(ev.key) - 1;
+    if (!tiles[i]) return false;
+    ctx.onSelect(i, tiles[i], { click: true });
+    return true;
+  } else return false;
+  ctx.onSelect(sel, tiles[sel], { click: false });
+  return true;
+}

@@ -1,0 +1,176 @@
+// Chinese / English strings.  Pattern names always keep their Chinese form (the server
+// sends names {zh, en}); `bi()` shows both where a term is a game term.
+
+const STRINGS = {
+  title: ["杭州麻将", "Hangzhou Mahjong"],
+  lang: ["English", "中文"],
+  lobby: ["大厅", "Lobby"],
+  create_room: ["创建房间", "Create a room"],
+  room_name: ["房间名", "Room name"],
+  create: ["创建", "Create"],
+  advanced: ["高级", "Advanced"],
+  seed: ["随机种子（可选，固定发牌）", "Seed (optional, fixes the deal)"],
+  open_rooms: ["开放的房间", "Open rooms"],
+  no_rooms: ["暂无房间", "No open rooms"],
+  refresh: ["刷新", "Refresh"],
+  your_name: ["你的名字", "Your name"],
+  join: ["入座", "Take seat"],
+  watch: ["观战", "Watch"],
+  enter: ["进入", "Enter"],
+  free_seats: ["空位", "free seats"],
+  seat: ["座位", "Seat"],
+  empty: ["空", "empty"],
+  add_bot: ["加机器人", "Add bot"],
+  start: ["开始", "Start"],
+  leave: ["离开", "Leave"],
+  share: ["分享链接", "Share link"],
+  copied: ["已复制", "Copied"],
+  owner: ["房主", "owner"],
+  you: ["你", "you"],
+  bot: ["机器人", "bot"],
+  waiting: ["等待开始…", "Waiting for the start…"],
+  spectating: ["观战中", "Spectating"],
+  hand_no: ["第{0}局", "Hand {0}"],
+  of_total: ["/{0}", " of {0}"],
+  live: ["余牌", "Live"],
+  caishen: ["财神", "Wild"],
+  indicator: ["翻牌", "Flipped"],
+  turn_of: ["{0} 出牌", "{0} to play"],
+  your_turn: ["轮到你出牌", "Your turn"],
+  claim_window: ["{0} 打出", "{0} discarded"],
+  dealer: ["庄", "Dealer"],
+  level1: ["平庄", "dealer ×2"],
+  level2: ["二连庄", "2nd streak ×4"],
+  level3: ["三连庄", "3rd streak ×8"],
+  concealed: ["手牌", "in hand"],
+  piao: ["财飘", "wild discarded"],
+  lock: ["锁", "lock"],
+  locked_by: ["{0} 打财神：抓打圈", "{0} discarded the wild: others draw-and-discard"],
+  auto: ["托管", "Auto-play"],
+  hint: ["提示", "Suggest"],
+  shanten: ["向听", "Shanten"],
+  tenpai: ["听牌", "Ready"],
+  waits: ["听", "Waits"],
+  left: ["剩{0}", "{0} left"],
+  no_hints: ["服务器暂不提供提示", "Hints are not available on this server"],
+  suggest: ["建议", "Suggested"],
+  win: ["胡", "Win"],
+  kong: ["杠", "Kong"],
+  pong: ["碰", "Pong"],
+  chow: ["吃", "Chow"],
+  pass: ["过", "Pass"],
+  discard: ["打出", "Discard"],
+  concealed_kong: ["暗杠", "concealed kong"],
+  added_kong: ["补杠", "added kong"],
+  exposed_kong: ["明杠", "exposed kong"],
+  settlement: ["结算", "Settlement"],
+  draw_game: ["流局（荒庄）", "Draw (wall exhausted)"],
+  winner: ["{0} 胡牌", "{0} wins"],
+  self_draw: ["自摸", "self-draw"],
+  on_discard: ["点冲：{0} 放铳", "on {0}'s discard"],
+  multiplier: ["倍数", "Multiplier"],
+  dealer_factor: ["庄家倍数", "Dealer factor"],
+  payments: ["支付", "Payments"],
+  pays: ["{0} → {1}", "{0} → {1}"],
+  no_payments: ["无人支付", "Nobody pays"],
+  points: ["分", "pts"],
+  delta: ["得失", "Change"],
+  next_hand: ["下一局", "Next hand"],
+  final: ["终局", "Final table"],
+  rank: ["名次", "Rank"],
+  total: ["总分", "Points"],
+  replay: ["回放", "Replay"],
+  back_lobby: ["回大厅", "Back to lobby"],
+  disconnected: ["连接断开，正在重连…", "Disconnected, reconnecting…"],
+  hands_revealed: ["亮牌", "Hands"],
+  reading: ["牌型", "Reading"],
+  first: ["开头", "Start"],
+  prev: ["上一步", "Back"],
+  next: ["下一步", "Forward"],
+  last: ["结尾", "End"],
+  show_hand: ["显示手牌", "Show hand"],
+  all: ["全部", "All"],
+  none: ["不显示", "None"],
+  jump_hand: ["跳到", "Jump to"],
+  step: ["步", "step"],
+  replay_missing: ["服务器暂不提供回放数据", "The server does not offer replay data yet"],
+  not_over: ["比赛尚未结束", "The match is not over yet"],
+  choose: ["选择", "Choose"],
+  cancel: ["取消", "Cancel"],
+  log: ["记录", "Log"],
+  seconds: ["{0}秒", "{0}s"],
+  escape: ["{0} 离开（托管）", "{0} left (bot plays)"],
+};
+
+// Labels of the RULES §3 options and their values.
+export const OPTION_LABELS = {
+  players: ["人数", "Players"],
+  drop_bamboo: ["缺一门（去掉条子）", "Drop bamboo (2 players only)"],
+  match_mode: ["模式", "Match mode"],
+  hands: ["局数", "Hands"],
+  start_points: ["起始分", "Starting points"],
+  base_score: ["底分", "Base score"],
+  caishen_mode: ["财神", "Wild tile"],
+  dealer_start_level: ["起庄", "Dealer start level"],
+  discard_win: ["胡牌方式", "Winning"],
+  three_tan_contract: ["三摊承包", "Three-摊 contract"],
+  pong_counts_as_tan: ["碰算摊", "Pongs count as 摊"],
+  must_baotou_with_caishen: ["有财必拷响", "With a wild, win only by 爆头"],
+  cap: ["封顶", "Cap per share"],
+  claim_seconds: ["吃碰时间（秒）", "Claim time (s)"],
+  turn_seconds: ["出牌时间（秒）", "Turn time (s)"],
+};
+
+export const VALUE_LABELS = {
+  match_mode: { hands: ["打局", "fixed hands"], points: ["打分", "until broke"] },
+  caishen_mode: { flip: ["翻财神", "flip"], white: ["白板财神", "white dragons"] },
+  dealer_start_level: { 1: ["平庄起", "level 1"], 2: ["篤二老庄", "level 2"], 3: ["篤三老庄", "level 3"] },
+  discard_win: { false: ["自摸胡", "self-draw only"], true: ["庄闲放铳", "discard wins (level 3)"] },
+  cap: { null: ["不封顶", "none"] },
+};
+
+let lang = localStorage.getItem("hzmj.lang") || "zh";
+
+export function getLang() {
+  return lang;
+}
+
+export function setLang(value) {
+  lang = value;
+  localStorage.setItem("hzmj.lang", value);
+  document.documentElement.lang = value === "zh" ? "zh-CN" : "en";
+}
+
+function pick(pair) {
+  return pair[lang === "zh" ? 0 : 1];
+}
+
+/** Translate `key`, filling {0}, {1}… with `args`. */
+export function t(key, ...args) {
+  const pair = STRINGS[key];
+  let text = pair ? pick(pair) : key;
+  args.forEach((a, i) => {
+    text = text.replace(`{${i}}`, a);
+  });
+  return text;
+}
+
+/** A game term: Chinese always, with the English in parentheses in English mode. */
+export function bi(zh, en) {
+  return lang === "zh" || !en ? zh : `${zh} (${en})`;
+}
+
+export function optionLabel(key) {
+  return pick(OPTION_LABELS[key] || [key, key]);
+}
+
+export function valueLabel(key, value) {
+  const pair = VALUE_LABELS[key]?.[String(value)];
+  return pair ? pick(pair) : String(value);
+}
+
+export function levelName(level) {
+  return t(`level${Math.min(3, Math.max(1, level))}`);
+}
+
+setLang(lang);

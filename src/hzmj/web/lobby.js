@@ -1,0 +1,127 @@
+// The lobby (/): create a room with every RULES §3 option, list open rooms.
+
+import { api, saveName, saveSeat, savedName } from "./api.js";
+import { optionLabel, t, valueLabel } from "./i18n.js";
+import { h } from "./render.js";
+
+// RULES §3: every option, its choices and its default.
+const OPTIONS = [
+  ["players", "select", [2, 3, 4], 4],
+  ["match_mode", "select", ["hands", "points"], "hands"],
+  ["hands", "select", [8, 16], 8],
+  ["start_points", "select", [40, 50, 60], 50],
+  ["base_score", "number", null, 1],
+  ["caishen_mode", "select", ["flip", "white"], "flip"],
+  ["dealer_start_level", "select", [1, 2, 3], 1],
+  ["discard_win", "select", [false, true], false],
+  ["cap", "select", [null, 64, 128, 256], null],
+  ["drop_bamboo", "checkbox", null, false],
+  ["three_tan_contract", "checkbox", null, true],
+  ["pong_counts_as_tan", "checkbox", null, true],
+  ["must_baotou_with_caishen", "checkbox", null, false],
+  ["claim_seconds", "number", null, 3],
+  ["turn_seconds", "number", null, 15],
+];
+
+function field([key, kind, choices, def]) {
+  let input;
+  if (kind === "select") {
+    input = h("select", { name: key, id: `opt-${key}` }, choices.map((c) => h("option", {
+      value: JSON.stringify(c), selected: c === def ? true : null,
+    }, valueLabel(key, c))));
+  } else if (kind === "checkbox") {
+    input = h("input", { type: "checkbox", name: key, id: `opt-${key}`, checked: def ? true : null });
+  } else {
+    input = h("input", { type: "number", name: key, id: `opt-${key}`, value: def, min: 1, step: 1 });
+  }
+  return h(`div.field.field-${kind}`, { dataset: { option: key } },
+    h("label", { for: `opt-${key}` }, optionLabel(key)), input,
+    h("span.field-error", { role: "alert" }));
+}
+
+function readRules(form) {
+  const rules = {};
+  for (const [key, kind] of OPTIONS) {
+    const input = form.elements[key];
+    if (kind === "checkbox") rules[key] = input.checked;
+    else if (kind === "number") rules[key] = Number(input.value);
+    else rules[key] = JSON.parse(input.value);
+  }
+  return rules;
+}
+
+/** Show which fields apply to the chosen match mode. */
+function syncFields(form) {
+  const mode = JSON.parse(form.elements.match_mode.value);
+  form.querySelector('[data-option="hands"]').hidden = mode !== "hands";
+  form.querySelector('[data-option="start_points"]').hidden = mode !== "points";
+}
+
+async function createRoom(form) {
+  form.querySelectorAll(".field-error").forEach((n) => { n.textContent = ""; });
+  const general = form.querySelector(".form-error");
+  general.textContent = "";
+  const name = form.elements.player_name.value.trim();
+  if (!name) {
+    form.querySelector(".name-error").textContent = t("your_name");
+    return;
+  }
+  saveName(name);
+  try {
+    const seed = form.elements.seed.value;
+    const { room_id: roomId } = await api("POST", "/api/rooms", {
+      rules: readRules(form), name: form.elements.room_name.value.trim(),
+      seed: seed === "" ? null : Number(seed),
+    });
+    const seat = await api("POST", `/api/rooms/${roomId}/seats`, { name });
+    saveSeat(roomId, { seat: seat.seat, token: seat.token, name });
+    location.href = `/room/${roomId}`;
+  } catch (e) {
+    const target = e.field && form.querySelector(`[data-option="${e.field}"] .field-error`);
+    (target || general).textContent = e.message;
+    if (target) target.closest(".field").hidden = false;
+  }
+}
+
+function roomRow(room) {
+  const r = room.rules;
+  const summary = [`${r.players}${t("seat")}`, valueLabel("match_mode", r.match_mode),
+    valueLabel("caishen_mode", r.caishen_mode), valueLabel("discard_win", r.discard_win)].join(" · ");
+  return h("li.room-row", { dataset: { room: room.room_id } },
+    h("b", {}, room.name || room.room_id), " ", h("span.summary", {}, summary), " ",
+    h("span.free", {}, `${room.free_seats.length} ${t("free_seats")}`), " ",
+    h("a.button", { href: `/room/${room.room_id}` }, room.free_seats.length ? t("join") : t("watch")));
+}
+
+export async function renderLobby(root) {
+  const form = h("form.create", { onsubmit: (e) => { e.preventDefault(); createRoom(form); } },
+    h("h2", {}, t("create_room")),
+    h("div.field", {}, h("label", { for: "player-name" }, t("your_name")),
+      h("input#player-name", { name: "player_name", value: savedName(), maxlength: 40, required: true }),
+      h("span.field-error.name-error", { role: "alert" })),
+    h("div.field", {}, h("label", { for: "room-name" }, t("room_name")),
+      h("input#room-name", { name: "room_name", maxlength: 60 })),
+    h("div.options", {}, OPTIONS.map(field)),
+    h("details.advanced", {}, h("summary", {}, t("advanced")),
+      h("div.field", { dataset: { option: "seed" } }, h("label", { for: "opt-seed" }, t("seed")),
+        h("input#opt-seed", { name: "seed", type: "number", min: 0, step: 1 }),
+        h("span.field-error", { role: "alert" }))),
+    h("p.form-error", { role: "alert" }),
+    h("button.create-room", { type: "submit" }, t("create")));
+  form.addEventListener("change", () => syncFields(form));
+  syncFields(form);
+  const list = h("ul.rooms");
+  const refresh = async () => {
+    try {
+      const data = await api("GET", "/api/rooms");
+      const rooms = data.rooms || data;
+      list.replaceChildren(...(rooms.length ? rooms.map(roomRow) : [h("li", {}, t("no_rooms"))]));
+    } catch (e) {
+      list.replaceChildren(h("li.error", {}, e.message));
+    }
+  };
+  root.replaceChildren(h("main.lobby", {}, form,
+    h("section.room-list", {}, h("h2", {}, t("open_rooms"), " ",
+      h("button.refresh", { onclick: refresh }, t("refresh"))), list)));
+  await refresh();
+}
