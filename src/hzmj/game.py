@@ -67,8 +67,19 @@ def _rank(action: Action) -> int:
     return _RANK_PASS
 
 
+_NAMES: Final = tuple(tile_name(t) for t in range(NUM_KINDS))
+
+# Actions are immutable values: the engine offers these shared instances instead of
+# building new ones on every turn (drivers may still pass equal new instances).
+_MAX_SEATS: Final = 4
+_DISCARDS: Final = tuple(tuple(Discard(s, t) for t in range(NUM_KINDS)) for s in range(_MAX_SEATS))
+_WINS: Final = tuple(Win(s) for s in range(_MAX_SEATS))
+_PONGS: Final = tuple(Pong(s) for s in range(_MAX_SEATS))
+_PASSES: Final = tuple(Pass(s) for s in range(_MAX_SEATS))
+
+
 def _names(tiles: Sequence[Tile]) -> list[str]:
-    return [tile_name(t) for t in tiles]
+    return [_NAMES[t] for t in tiles]
 
 
 @dataclass
@@ -103,27 +114,41 @@ class HandResult:
 class Match:
     """A whole match (RULES §4, §6, §8, §11, §12).  See the module docstring."""
 
+    _turn_cache: list[Action] | None  # the turn's legal actions, listed once per state
+    _self_draw: tuple[HandScore, Tile] | None  # the turn's best self-draw, if any
+
     def __init__(self, rules: Rules, seed: int) -> None:
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ValueError(f"seed must be an integer, got {seed!r}")
-        self.rules = rules
-        self.seed = seed
-        self.n = rules.players
-        self.log: list[Event] = []
-        self.actions: list[Action] = []
-        self.results: list[HandResult] = []
-        self.seats = [SeatState() for _ in range(self.n)]
-        start = rules.start_points if rules.match_mode == "points" else 0
-        for s in self.seats:
-            s.points = start
-        self.state_id = 0
-        self.hand_no = 0
-        self.dealer = random.Random(seed).randrange(self.n)  # RULES §4.1
-        self.level = rules.dealer_start_level
-        self.over = False
-        self._caishen_tiles: list[Tile] = []
-        self._emit_match_start()
+        self._setup(rules, seed, random.Random(seed).randrange(rules.players))  # RULES §4.1
         self._start_hand()
+
+    @classmethod
+    def from_wall(cls, rules: Rules, wall: Sequence[Tile], dice: tuple[int, int], *,
+                  dealer: int = 0, level: int | None = None,
+                  points: Sequence[int] | None = None) -> Match:
+        """A match whose first hand is dealt from ``wall`` (head first, RULES §4.3–4.6) with
+        ``dice``, instead of from the seed: an exact position for tests and puzzles.
+
+        ``wall`` must hold every tile in play once; ``level`` defaults to
+        ``dealer_start_level``, ``points`` to the usual start.  Later hands are dealt
+        from seed 0.  Its record does not replay (seed 0 does not make this wall).
+        ``ValueError`` for a bad wall, dice, dealer, level or points.
+        """
+        if sorted(wall) != full_set(rules.drop_bamboo):
+            raise ValueError("the wall must hold every tile in play exactly once")
+        if len(dice) != 2 or not all(1 <= d <= 6 for d in dice):
+            raise ValueError(f"dice must be two numbers 1..6, got {dice!r}")
+        if not (0 <= dealer < rules.players):
+            raise ValueError(f"dealer must be a seat 0..{rules.players - 1}, got {dealer}")
+        if level is not None and level not in (1, 2, 3):
+            raise ValueError(f"level must be 1, 2 or 3, got {level}")
+        if points is not None and len(points) != rules.players:
+            raise ValueError(f"points needs one entry per seat, got {len(points)}")
+        match = cls.__new__(cls)
+        match._setup(rules, 0, dealer, level, points)
+        match._deal(list(wall), (dice[0], dice[1]))
+        return match
 
     # ------------------------------------------------------------------ public API
 
@@ -140,13 +165,7 @@ class Match:
     def legal_actions(self, seat: int) -> list[Action]:
         """Every action ``seat`` may take now, in a stable order; the last one is the
         default (RULES §8.7: discard the drawn tile / pass).  Escape is not listed."""
-        if self.over or not (0 <= seat < self.n):
-            return []
-        if self.phase == "turn":
-            return self._turn_actions(seat) if seat == self.turn else []
-        if seat in self.claim_options and seat not in self.claim_responses:
-            return list(self.claim_options[seat])
-        return []
+        return list(self._legal(seat))
 
     def default_action(self, seat: int) -> Action | None:
         """The action the clock takes for ``seat`` (RULES §8.7), or ``None``."""
@@ -170,7 +189,7 @@ class Match:
             self.actions.append(action)
             self._escape(action.seat)
         else:
-            legal = self.legal_actions(action.seat)
+            legal = self._legal(action.seat)
             if action not in legal:
                 raise IllegalActionError(self._why_illegal(action, legal))
             self.actions.append(action)
@@ -178,8 +197,23 @@ class Match:
                 self._apply_turn(action)
             else:
                 self._apply_claim(action)
+            self._turn_cache = None
         self.state_id += 1
         return self.log[before:]
+
+    def _legal(self, seat: int) -> Sequence[Action]:
+        """:meth:`legal_actions` without the defensive copy."""
+        if self.over or not (0 <= seat < self.n):
+            return ()
+        if self.phase == "turn":
+            if seat != self.turn:
+                return ()
+            if self._turn_cache is None:  # computed once per state (apply reuses it)
+                self._turn_cache = self._turn_actions(seat)
+            return self._turn_cache
+        if seat in self.claim_options and seat not in self.claim_responses:
+            return self.claim_options[seat]
+        return ()
 
     def is_auto(self, seat: int) -> bool:
         """Whether a bot must play ``seat`` (it escaped, RULES §8.5)."""
@@ -219,8 +253,25 @@ class Match:
         digest = hashlib.sha256(f"hzmj:{self.seed}:{self.hand_no}".encode()).digest()
         return random.Random(int.from_bytes(digest[:16], "big"))
 
-    def _emit_match_start(self) -> None:
-        self._emit({"type": "match_start", "rules": self.rules.to_dict(), "players": self.n,
+    def _setup(self, rules: Rules, seed: int, dealer: int, level: int | None = None,
+               points: Sequence[int] | None = None) -> None:
+        self.rules = rules
+        self.seed = seed
+        self.n = rules.players
+        self.log: list[Event] = []
+        self.actions: list[Action] = []
+        self.results: list[HandResult] = []
+        start = rules.start_points if rules.match_mode == "points" else 0
+        self.seats = [SeatState(points=start if points is None else points[i])
+                      for i in range(self.n)]
+        self.state_id = 0
+        self.hand_no = 0
+        self.dealer = dealer
+        self.level = rules.dealer_start_level if level is None else level
+        self.over = False
+        self._turn_cache = None
+        self._self_draw = None
+        self._emit({"type": "match_start", "rules": rules.to_dict(), "players": self.n,
                     "first_dealer": self.dealer, "points": self.points()})
 
     def _start_hand(self) -> None:
@@ -228,15 +279,17 @@ class Match:
         wall = full_set(self.rules.drop_bamboo)
         rng.shuffle(wall)  # RULES §4.3
         dice = (rng.randint(1, 6), rng.randint(1, 6))  # RULES §4.2
+        self._deal(wall, dice)
+
+    def _deal(self, wall: list[Tile], dice: tuple[int, int]) -> None:
+        """RULES §4.3–4.8: deal ``wall`` from its head and find the 财神."""
         self.wall = wall
         self.head = 0
         self.live_end = len(wall) - DEAD_WALL
         self.burned: list[Tile] = []
         self.dice = dice
-        for s in self.seats:
-            points, auto = s.points, s.auto
-            s.__init__()  # type: ignore[misc]  # RULES §4.8: everything per hand starts fresh
-            s.points, s.auto = points, auto
+        # RULES §4.8: everything per hand starts fresh
+        self.seats = [SeatState(points=s.points, auto=s.auto) for s in self.seats]
         # RULES §4.4: deal from the head, dealer 14, others 13
         for i in range(self.n):
             seat = (self.dealer + i) % self.n
@@ -262,11 +315,12 @@ class Match:
         self.claim_from = -1
         self.claim_options: dict[int, list[Action]] = {}
         self.claim_responses: dict[int, Action] = {}
+        self._turn_cache = None
         self.hand_no += 1
         self._emit(
             {"type": "hand_start", "hand_no": self.hand_no, "dealer": self.dealer,
-             "level": self.level, "dice": list(dice), "caishen": tile_name(self._caishen),
-             "indicator": tile_name(self.indicator) if self.indicator is not None else None,
+             "level": self.level, "dice": list(dice), "caishen": _NAMES[self._caishen],
+             "indicator": _NAMES[self.indicator] if self.indicator is not None else None,
              "hands": [_names(sorted(s.concealed)) for s in self.seats],
              "live": self.live_count, "points": self.points()},
             {"hands": Event.PER_SEAT},
@@ -298,7 +352,7 @@ class Match:
             return taken < TAN_LIMIT
         return True
 
-    def _why_illegal(self, action: Action, legal: list[Action]) -> str:
+    def _why_illegal(self, action: Action, legal: Sequence[Action]) -> str:
         if self.phase == "turn" and action.seat != self.turn:
             return f"it is seat {self.turn}'s turn, not seat {action.seat}'s"
         if self.phase == "claim" and action.seat not in self.to_move():
@@ -311,28 +365,30 @@ class Match:
     def _turn_actions(self, seat: int) -> list[Action]:
         st = self.seats[seat]
         cs = self._caishen
-        locked = self._locked(seat) and self.drew and self.last_draw is not None
+        drawn = self.last_draw if self.drew else None
+        locked = drawn is not None and self.lock is not None and self.lock != seat
+        kinds = sorted(set(st.concealed))
         out: list[Action] = []
-        if self.drew and self._self_draw_win(seat) is not None:
-            out.append(Win(seat))
+        self._self_draw = self._self_draw_win(seat) if self.drew else None
+        if self._self_draw is not None:
+            out.append(_WINS[seat])
         if self.live_count >= 2:  # RULES §6.4
             counts = counts_of(st.concealed)
-            for k in range(NUM_KINDS):
-                if counts[k] == 4 and k != cs and (not locked or k == self.last_draw):
+            for k in kinds:
+                if counts[k] == 4 and k != cs and (not locked or k == drawn):
                     out.append(Kong(seat, k, "concealed"))  # RULES §5.3, §5.5
             if not locked:  # RULES §14.3: no added kong under the lock
                 for m in st.melds:
-                    if m.kind is MeldKind.PONG and counts[m.tiles[0]] >= 1:
+                    if m.kind is MeldKind.PONG and counts[m.tiles[0]]:
                         out.append(Kong(seat, m.tiles[0], "added"))
+        row = _DISCARDS[seat]
         if locked:  # 摸打 (RULES §5.5)
-            assert self.last_draw is not None
-            out.append(Discard(seat, self.last_draw))
+            assert drawn is not None
+            out.append(row[drawn])
         else:
-            kinds = sorted(set(st.concealed))
-            default = self.last_draw if self.drew and self.last_draw is not None else max(
-                st.concealed)
-            out.extend(Discard(seat, k) for k in kinds if k != default)
-            out.append(Discard(seat, default))  # the default comes last (RULES §8.7)
+            default = drawn if drawn is not None else kinds[-1]
+            out.extend(row[k] for k in kinds if k != default)
+            out.append(row[default])  # the default comes last (RULES §8.7)
         return out
 
     def _wins(self, seat: int, extra: Tile | None) -> bool:
@@ -362,7 +418,7 @@ class Match:
     def _apply_turn(self, action: Action) -> None:
         seat = action.seat
         if isinstance(action, Win):
-            won = self._self_draw_win(seat)
+            won = self._self_draw  # scored when the turn's actions were listed
             assert won is not None
             self._finish_win(seat, won[0], won[1], discarder=None)
         elif isinstance(action, Kong):
@@ -380,7 +436,7 @@ class Match:
                 st.concealed.remove(k)
             st.melds.append(Meld(MeldKind.CONCEALED_KONG, (k,) * 4))
             st.hidden_kongs.add(len(st.melds) - 1)
-            self._emit({"type": "kong", "seat": seat, "kind": "concealed", "tile": tile_name(k),
+            self._emit({"type": "kong", "seat": seat, "kind": "concealed", "tile": _NAMES[k],
                         "from": None}, {"tile": seat})
         else:  # added kong (补杠); robbing a kong is not allowed (RULES §8.4)
             idx = next(i for i, m in enumerate(st.melds)
@@ -388,7 +444,7 @@ class Match:
             old = st.melds[idx]
             st.concealed.remove(k)
             st.melds[idx] = Meld(MeldKind.ADDED_KONG, (k,) * 4, old.source, old.claimed)
-            self._emit({"type": "kong", "seat": seat, "kind": "added", "tile": tile_name(k),
+            self._emit({"type": "kong", "seat": seat, "kind": "added", "tile": _NAMES[k],
                         "from": old.source})
         st.chain.append("kong")  # RULES §8.2
         self._replacement(seat)
@@ -409,7 +465,7 @@ class Match:
         self.phase = "turn"
         self.drew = True
         self.last_draw = t
-        self._emit({"type": "draw", "seat": seat, "tile": tile_name(t),
+        self._emit({"type": "draw", "seat": seat, "tile": _NAMES[t],
                     "replacement": replacement, "live": self.live_count}, {"tile": seat})
 
     def _draw(self, seat: int) -> None:
@@ -422,7 +478,7 @@ class Match:
         st = self.seats[seat]
         for idx in sorted(st.hidden_kongs):  # RULES §6.7: shown after a go-around
             st.hidden_kongs.discard(idx)
-            self._emit({"type": "kong_shown", "seat": seat, "tile": tile_name(st.melds[idx].tiles[0])})
+            self._emit({"type": "kong_shown", "seat": seat, "tile": _NAMES[st.melds[idx].tiles[0]]})
         self._give(seat, t, replacement=False)
 
     def _discard(self, seat: int, t: Tile) -> None:
@@ -440,7 +496,7 @@ class Match:
                 self.lock = None  # this discard is already free
             st.chain.clear()
             st.feeders.clear()
-        self._emit({"type": "discard", "seat": seat, "tile": tile_name(t),
+        self._emit({"type": "discard", "seat": seat, "tile": _NAMES[t],
                     "caishen": is_caishen, "lock": self.lock})
         self.claim_tile = t
         self.claim_from = seat
@@ -454,8 +510,8 @@ class Match:
     # ------------------------------------------------------------------ claims (§6.3)
 
     def _claim_options(self, discarder: int, t: Tile) -> dict[int, list[Action]]:
-        cs = self._caishen
-        t_nat = plays_as(t, cs)
+        t_nat = plays_as(t, self._caishen)
+        chower = self._next(discarder)
         options: dict[int, list[Action]] = {}
         for seat in self._claim_order():
             if self._locked(seat):  # RULES §5.5
@@ -463,17 +519,17 @@ class Match:
             st = self.seats[seat]
             acts: list[Action] = []
             if self._discard_win_allowed(seat, discarder, t):
-                acts.append(Win(seat))
+                acts.append(_WINS[seat])
             same = st.concealed.count(t)
             if same >= 2 and t not in st.missed_pong and self._tan_allowed(seat, discarder, False):
-                acts.append(Pong(seat))
-                if same >= 3 and self.live_count >= 2:
+                acts.append(_PONGS[seat])
+                if same >= 3 and self.live_count >= 2:  # RULES §6.4
                     acts.append(Kong(seat, t, "exposed"))
-            if seat == self._next(discarder) and t_nat is not None and t_nat < 27 \
+            if seat == chower and t_nat is not None and t_nat < 27 \
                     and self._tan_allowed(seat, discarder, True):
                 acts.extend(Chow(seat, pair) for pair in self._chow_pairs(st.concealed, t_nat))
             if acts:
-                acts.append(Pass(seat))
+                acts.append(_PASSES[seat])
                 options[seat] = acts
         return options
 
@@ -481,21 +537,19 @@ class Match:
         """Physical tile pairs of the hand that make a run with a tile playing as ``t_nat``
         (RULES §6.3, §5.2: a white dragon plays as the 财神 kind; a 财神 never melds)."""
         cs = self._caishen
-        held: dict[Tile, list[Tile]] = {}
-        for p in set(concealed):
-            nat = plays_as(p, cs)
-            if nat is not None:
-                held.setdefault(nat, []).append(p)
+        have = set(concealed)
+
+        def held_as(nat: Tile) -> Tile | None:
+            physical = WHITE if nat == cs else nat  # a real 财神-kind tile is wild
+            return physical if physical in have else None
+
         r = t_nat % 9
-        pairs: set[tuple[Tile, Tile]] = set()
-        for start in (r - 2, r - 1, r):
-            if start < 0 or start + 2 > 8:
-                continue
-            others = [t_nat - r + start + j for j in range(3) if start + j != r]
-            for a in held.get(others[0], []):
-                for b in held.get(others[1], []):
-                    x, y = (a, b) if a <= b else (b, a)
-                    pairs.add((x, y))
+        pairs = []
+        for lo, hi in ((-2, -1), (-1, 1), (1, 2)):
+            if r + lo >= 0 and r + hi <= 8:
+                a, b = held_as(t_nat + lo), held_as(t_nat + hi)
+                if a is not None and b is not None:
+                    pairs.append((a, b) if a <= b else (b, a))
         return sorted(pairs)
 
     def _discard_win_allowed(self, seat: int, discarder: int, t: Tile) -> bool:
@@ -589,7 +643,7 @@ class Match:
             self.tan[(seat, giver)] = self.tan.get((seat, giver), 0) + 1
         st.melds.append(meld)
         data: dict[str, Any] = {"type": kind_name, "seat": seat, "from": giver,
-                                "tile": tile_name(t), "tiles": _names(meld.physical_tiles)}
+                                "tile": _NAMES[t], "tiles": _names(meld.physical_tiles)}
         if isinstance(action, Kong):
             data["kind"] = "exposed"
         self._emit(data)
@@ -611,7 +665,7 @@ class Match:
                             level=self.level, discarder=discarder, tan=self.tan,
                             piao_feeders=st.feeders if stats_p else ())
         self._emit({"type": "win", "seat": seat, "from": discarder,
-                    "tile": tile_name(win_tile),
+                    "tile": _NAMES[win_tile],
                     "self_draw": discarder is None, "chain": list(st.chain),
                     "score": sc.to_dict()})
         self._end_hand(HandResult(self.hand_no, self.dealer, self.level, seat, discarder, sc,

@@ -25,7 +25,8 @@ def build_view(match: Match, seat: int | None) -> dict[str, Any]:
     ``concealed_count``, ``melds`` (a concealed kong not yet shown to others has
     ``tiles: null``, RULES §6.7), ``discards`` (``{"tile", "claimed_by"}``), ``chain``,
     ``auto`` and ``dealer``.  ``hand`` and ``last_draw`` are the seat's own (null for a
-    spectator).
+    spectator).  ``to_move`` names, during a claim window, only the seat itself
+    (:func:`_to_move_seen_by`).
     """
     players = []
     for i, st in enumerate(match.seats):
@@ -73,7 +74,17 @@ def build_view(match: Match, seat: int | None) -> dict[str, Any]:
                       and match.phase == "turn" and match.last_draw is not None else None),
         "legal_actions": ([a.to_json() for a in match.legal_actions(seat)]
                           if seat is not None else []),
-        "to_move": match.to_move(),
+        "to_move": _to_move_seen_by(match, seat),
         "over": match.over,
         "rules": match.rules.to_dict(),
     }
+
+
+def _to_move_seen_by(match: Match, seat: int | None) -> list[int]:
+    """Whose move it is, as ``seat`` may know it.  In a claim window the seats still to
+    answer are exactly those holding a claim, which would tell about their concealed tiles
+    (RULES §13), so a seat sees only itself there and a spectator sees nobody."""
+    to_move = match.to_move()
+    if match.phase == "claim":
+        return [seat] if seat in to_move else []
+    return to_move
