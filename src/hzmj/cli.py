@@ -529,6 +529,25 @@ def _event_line(e: dict[str, Any]) -> str:
     return f"  {kind} {fields}"
 
 
+# --------------------------------------------------------------------------------------
+# hzmj serve
+
+
+@app.command(name="serve")
+def serve_command(
+    host: Annotated[str, typer.Option("--host", help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="TCP port.")] = 8000,
+    db: Annotated[str, typer.Option("--db", metavar="URL",
+                                    help="SQLite file, or a database URL "
+                                         "(postgresql://user:pw@host/db).")] = "./hzmj.db",
+    log_level: Annotated[str, typer.Option("--log-level")] = "info",
+) -> None:
+    """Run the table server: rooms, bots and real-time play over WebSocket."""
+    from hzmj.server.app import serve
+
+    serve(host, port, db, log_level)
+
+
 def main() -> None:
     """Console-script entry point (``hzmj``)."""
     app()

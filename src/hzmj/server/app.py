@@ -1,0 +1,322 @@
+"""The FastAPI application: HTTP API, the WebSocket endpoint, and the browser client.
+
+``create_app(config)`` builds it; :func:`serve` runs it on uvicorn (``hzmj serve``).
+Paths and messages are described in ``docs/protocol.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import FastAPI, Header, Request, WebSocket
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from fastapi.staticfiles import StaticFiles
+from pydantic import ValidationError
+from starlette.websockets import WebSocketDisconnect, WebSocketState
+
+from hzmj.rules import Rules, RulesError
+from hzmj.server.bots import UnknownBotError
+from hzmj.server.config import ServerConfig
+from hzmj.server.protocol import (
+    AddBot,
+    BotAdded,
+    CreateRoom,
+    Health,
+    Joined,
+    JoinRoom,
+    Left,
+    RoomCreated,
+    RoomInfo,
+    RoomList,
+    SeatInfo,
+    Started,
+    client_message,
+)
+from hzmj.server.rooms import Connection, Lobby, Room, RoomError
+from hzmj.server.storage import Store, StoredRoom, open_store
+
+log = logging.getLogger("hzmj.server")
+WEB_DIR = Path(__file__).resolve().parent.parent / "web"
+WS_MAX_FRAME = 64 * 1024  # uvicorn closes the socket (1009) above this; 4 KB is refused politely
+
+
+def _bearer(authorization: str | None) -> str | None:
+    if authorization and authorization.lower().startswith("bearer "):
+        return authorization[7:].strip()
+    return None
+
+
+Auth = Annotated[str | None, Header()]
+
+
+def create_app(config: ServerConfig | None = None) -> FastAPI:
+    """The server application; ``config`` defaults to :meth:`ServerConfig.from_env`."""
+    cfg = config or ServerConfig.from_env()
+    state: dict[str, Any] = {}
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        store = await open_store(cfg.db_url)
+        lobby = Lobby(store, cfg)
+        await lobby.restore()
+        state["store"], state["lobby"] = store, lobby
+        try:
+            yield
+        finally:
+            await lobby.close()
+            await store.close()
+
+    app = FastAPI(title="hzmj table server", version="1", lifespan=lifespan)
+
+    def lobby() -> Lobby:
+        result: Lobby = state["lobby"]
+        return result
+
+    def store() -> Store:
+        result: Store = state["store"]
+        return result
+
+    @app.exception_handler(RoomError)
+    async def room_error(_: Request, exc: RoomError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=exc.status)
+
+    @app.exception_handler(RulesError)
+    async def rules_error(_: Request, exc: RulesError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc), "option": exc.key}, status_code=422)
+
+    @app.exception_handler(UnknownBotError)
+    async def bot_error(_: Request, exc: UnknownBotError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=422)
+
+    # ------------------------------------------------------------------ HTTP API
+
+    @app.get("/api/health")
+    async def health() -> Health:
+        return Health()
+
+    @app.post("/api/rooms")
+    async def create_room(body: CreateRoom) -> RoomCreated:
+        rules = Rules.from_dict(body.rules)
+        room = await lobby().create(rules, body.name or "table", body.seed)
+        return RoomCreated(room_id=room.id)
+
+    @app.get("/api/rooms")
+    async def list_rooms(all: bool = False) -> RoomList:
+        rooms = [r.info() for r in lobby().rooms.values()]
+        return RoomList(rooms=[r for r in rooms if all or r.status == "open"])
+
+    @app.get("/api/rooms/{room_id}")
+    async def get_room(room_id: str) -> RoomInfo:
+        room = lobby().rooms.get(room_id)
+        if room is not None:
+            return room.info()
+        return _finished_info(await _finished(room_id))
+
+    @app.post("/api/rooms/{room_id}/seats")
+    async def join(room_id: str, body: JoinRoom) -> Joined:
+        room = lobby().get(room_id)
+        seat, token = await room.call(lambda: room.join(body.name, body.seat))
+        return Joined(seat=seat, token=token)
+
+    @app.post("/api/rooms/{room_id}/bots")
+    async def add_bot(room_id: str, body: AddBot, authorization: Auth = None) -> BotAdded:
+        room = lobby().get(room_id)
+        await room.call(lambda: room.add_bot(_bearer(authorization), body.seat, body.bot))
+        return BotAdded(seat=body.seat, bot=body.bot)
+
+    @app.post("/api/rooms/{room_id}/start")
+    async def start(room_id: str, authorization: Auth = None) -> Started:
+        room = lobby().get(room_id)
+        state_id = await room.call(lambda: room.start(_bearer(authorization)))
+        return Started(state_id=state_id)
+
+    @app.post("/api/rooms/{room_id}/leave")
+    async def leave(room_id: str, authorization: Auth = None) -> Left:
+        room = lobby().get(room_id)
+        escaped = await room.call(lambda: room.leave(_bearer(authorization)))
+        return Left(escaped=escaped)
+
+    @app.get("/api/matches/{room_id}/record")
+    async def record(room_id: str) -> JSONResponse:
+        room = lobby().rooms.get(room_id)
+        if room is not None:
+            if room.match is None or not room.match.over:
+                raise RoomError(409, "the match is not over yet")
+            return JSONResponse(room.match.record())
+        stored = await _finished(room_id)
+        if stored.record is None:
+            raise RoomError(409, "the match is not over yet")
+        return JSONResponse(stored.record)
+
+    async def _finished(room_id: str) -> StoredRoom:
+        found = await store().load_rooms(room_id=room_id)
+        if not found:
+            raise RoomError(404, f"no room {room_id!r}")
+        return found[0]
+
+    # ------------------------------------------------------------------ WebSocket
+
+    @app.websocket("/ws/rooms/{room_id}")
+    async def play(ws: WebSocket, room_id: str, token: str | None = None) -> None:
+        await ws.accept()
+        room = lobby().rooms.get(room_id)
+        if room is None:
+            await ws.close(4404, f"no room {room_id}")
+            return
+        seat = room.seat_of_token(token) if token else None
+        if token and seat is None:
+            await ws.close(4401, "invalid token")
+            return
+        conn = Connection(seat)
+        await room.call(lambda: room.connect(conn))
+        sender = _pump(ws, conn)
+        try:
+            await _receive(ws, room, conn, cfg)
+        finally:
+            room.post(lambda: room.disconnect(conn))
+            conn.close(1000, "bye")
+            await sender
+
+    # ------------------------------------------------------------------ browser client
+
+    web = Path(cfg.web_dir) if cfg.web_dir else WEB_DIR
+
+    def page(name: str) -> Response:
+        path = web / name
+        if path.is_file():
+            return FileResponse(path)
+        return PlainTextResponse(f"{name} is not installed; the API is at /api", 404)
+
+    @app.get("/", include_in_schema=False)
+    async def index() -> Response:
+        return page("index.html")
+
+    @app.get("/room/{room_id}", include_in_schema=False)
+    async def room_page(room_id: str) -> Response:
+        return page("index.html")
+
+    @app.get("/replay/{room_id}", include_in_schema=False)
+    async def replay_page(room_id: str) -> Response:
+        return page("replay.html")
+
+    app.mount("/static", StaticFiles(directory=web, check_dir=False), name="static")
+    return app
+
+
+def _finished_info(stored: StoredRoom) -> RoomInfo:
+    rules = Rules.from_dict(stored.rules)
+    taken = {s.seat: s for s in stored.seats}
+    seats = []
+    for i in range(rules.players):
+        s = taken.get(i)
+        seats.append(SeatInfo(seat=i, name=s.name if s else None, bot=s.bot if s else None,
+                              connected=False, auto=False, left=bool(s and s.left),
+                              owner=i == stored.owner_seat))
+    return RoomInfo(
+        room_id=stored.id, name=stored.name, status=stored.status,  # type: ignore[arg-type]
+        rules=rules.to_dict(), seats=seats,
+        free_seats=[i for i in range(rules.players) if i not in taken],
+        state_id=None, hand_no=None)
+
+
+class _Bucket:
+    """Token bucket: ``rate`` messages a second, bursts of ``burst``."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, float(burst)
+        self.tokens, self.at = float(burst), time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+def _pump(ws: WebSocket, conn: Connection) -> asyncio.Task[None]:
+    async def pump() -> None:
+        try:
+            while True:
+                item = await conn.outbox.get()
+                if isinstance(item, tuple):
+                    if ws.application_state == WebSocketState.CONNECTED:
+                        await ws.close(*item)
+                    return
+                await ws.send_text(item)
+        except (WebSocketDisconnect, RuntimeError, OSError):
+            conn.closed = True
+
+    return asyncio.create_task(pump())
+
+
+async def _receive(ws: WebSocket, room: Room, conn: Connection, cfg: ServerConfig) -> None:
+    """Read client messages until the socket closes; refuse what is too big, malformed,
+    unknown or too frequent without bothering the room."""
+    bucket = _Bucket(cfg.rate_per_second, cfg.rate_burst)
+    strikes = 0
+    while not conn.closed:
+        message = await ws.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        text = message.get("text")
+        if text is None:
+            raw = message.get("bytes") or b""
+            text = raw.decode("utf-8", "replace")
+        if not bucket.take():
+            strikes += 1
+            if strikes >= cfg.flood_strikes:
+                conn.close(1008, "flood: too many messages")
+                return
+            conn.error(f"rate limit: at most {cfg.rate_per_second:g} messages a second")
+            continue
+        if len(text.encode()) > cfg.max_message_bytes:
+            conn.error(f"message too large (limit {cfg.max_message_bytes} bytes)")
+            continue
+        parsed = _parse(text)
+        if isinstance(parsed, str):
+            conn.error(parsed)
+            continue
+        room.post(lambda msg=parsed: room.on_message(conn, msg))  # type: ignore[misc]
+
+
+def _parse(text: str) -> Any:
+    """The client message, or a reason why it is refused."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return "malformed JSON"
+    if not isinstance(data, dict):
+        return "a message must be a JSON object"
+    kind = data.get("type")
+    if kind not in ("action", "snapshot", "auto"):
+        return f"unknown message type {kind!r} (expected action, snapshot or auto)"
+    try:
+        return client_message.validate_python(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"][1:]) or kind
+        return f"bad {kind} message: {where}: {first['msg']}"
+
+
+def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None,
+          log_level: str = "info") -> None:
+    """Run the server until interrupted (``hzmj serve``)."""
+    import uvicorn
+
+    cfg = ServerConfig.from_env(db=db)
+    logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+    print(f"hzmj table server: open http://{host}:{port}/  (database {cfg.db_url})",
+          flush=True)
+    uvicorn.run(create_app(cfg), host=host, port=port, log_level=log_level,
+                ws_max_size=WS_MAX_FRAME)

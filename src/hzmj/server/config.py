@@ -1,0 +1,68 @@
+"""Server settings: database, pacing of bots and hands, timers, and client limits.
+
+Every knob can be set from the environment (``HZMJ_*``), which is how tests and the
+benchmark shorten the pauses of a server they start as a separate process.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+
+def database_url(db: str) -> str:
+    """An SQLAlchemy async URL from ``--db``: a file path (SQLite) or a URL.
+
+    ``postgresql://…`` becomes ``postgresql+asyncpg://…`` and ``sqlite:///…`` becomes
+    ``sqlite+aiosqlite:///…``; a URL that already names its driver is kept.
+    """
+    if "://" not in db:
+        return f"sqlite+aiosqlite:///{Path(db).expanduser().resolve()}"
+    scheme, rest = db.split("://", 1)
+    if scheme in ("postgresql", "postgres"):
+        return f"postgresql+asyncpg://{rest}"
+    if scheme == "sqlite":
+        return f"sqlite+aiosqlite://{rest}"
+    return db
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """How the server runs.  Times are seconds."""
+
+    db: str = "./hzmj.db"
+    bot_delay: float = 0.6  # a bot's thinking pause before it acts
+    hand_pause: float = 3.0  # between a hand's end and the next hand's first prompt
+    time_scale: float = 1.0  # multiplies claim_seconds / turn_seconds (tests shorten them)
+    away_grace: float = 10.0  # a disconnected player keeps the clock this long before 托管
+    expiries_to_auto: int = 2  # consecutive clock expiries that switch a seat to 托管
+    max_message_bytes: int = 4096
+    rate_per_second: float = 20.0  # per-connection message rate (token bucket)
+    rate_burst: int = 40
+    flood_strikes: int = 50  # messages refused for rate before the connection is closed
+    web_dir: str | None = None  # the browser client's static files (None: hzmj/web)
+
+    @property
+    def db_url(self) -> str:
+        return database_url(self.db)
+
+    @classmethod
+    def from_env(cls, **overrides: Any) -> ServerConfig:
+        """Defaults, then ``HZMJ_<FIELD>`` environment variables, then ``overrides``."""
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            raw = os.environ.get(f"HZMJ_{f.name.upper()}")
+            if raw is None:
+                continue
+            default = getattr(cls, f.name)
+            if isinstance(default, bool):
+                values[f.name] = raw.lower() in ("1", "true", "yes", "on")
+            elif isinstance(default, int):
+                values[f.name] = int(raw)
+            elif isinstance(default, float):
+                values[f.name] = float(raw)
+            else:
+                values[f.name] = raw
+        return replace(cls(**values), **{k: v for k, v in overrides.items() if v is not None})

@@ -1,0 +1,191 @@
+"""Every message of the table server as a pydantic model (``docs/protocol.md``).
+
+The HTTP bodies, the WebSocket messages in both directions, and
+:func:`protocol_schema`, the JSON Schema written to ``docs/protocol.schema.json``.
+Actions and events keep the engine's own JSON forms (:mod:`hzmj.events`); the server
+never builds them itself.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+Json = dict[str, Any]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# --------------------------------------------------------------------------------------
+# HTTP
+
+
+class Health(_Model):
+    ok: bool = True
+
+
+class CreateRoom(_Model):
+    rules: Json = Field(default_factory=dict, description="RULES §3 options; missing = default")
+    name: str = Field(default="", max_length=60)
+    seed: int | None = Field(default=None, description="fixes the deal (tests, replays)")
+
+
+class RoomCreated(_Model):
+    room_id: str
+
+
+class SeatInfo(_Model):
+    seat: int
+    name: str | None = Field(description="null: free seat")
+    bot: str | None = Field(description="the bot's name for a bot seat")
+    connected: bool
+    auto: bool = Field(description="played by a bot now: 托管, left, or away")
+    left: bool = Field(description="the player escaped (RULES §8.5)")
+    owner: bool
+
+
+class RoomInfo(_Model):
+    room_id: str
+    name: str
+    status: Literal["open", "running", "over"]
+    rules: Json
+    seats: list[SeatInfo]
+    free_seats: list[int]
+    state_id: int | None = Field(description="the match's state, once started")
+    hand_no: int | None
+
+
+class RoomList(_Model):
+    rooms: list[RoomInfo]
+
+
+class JoinRoom(_Model):
+    name: str = Field(min_length=1, max_length=40)
+    seat: int | None = None
+
+
+class Joined(_Model):
+    seat: int
+    token: str = Field(description="keep it secret: it acts for this seat (Bearer / ?token=)")
+
+
+class AddBot(_Model):
+    seat: int
+    bot: str = "efficiency"
+
+
+class BotAdded(_Model):
+    seat: int
+    bot: str
+
+
+class Started(_Model):
+    ok: bool = True
+    state_id: int
+
+
+class Left(_Model):
+    ok: bool = True
+    escaped: bool = Field(description="true: the match was running and the escape rule applied")
+
+
+class ErrorBody(_Model):
+    detail: str
+    option: str | None = Field(default=None, description="the room option at fault")
+
+
+# --------------------------------------------------------------------------------------
+# WebSocket, server → client
+
+
+class SnapshotMsg(_Model):
+    type: Literal["snapshot"] = "snapshot"
+    state_id: int
+    seat: int | None = Field(description="your seat; null for a spectator")
+    view: Json | None = Field(description="hzmj view(seat); null before the match starts")
+
+
+class EventMsg(_Model):
+    type: Literal["event"] = "event"
+    state_id: int = Field(description="the match state after the action that caused it")
+    seq: int = Field(description="the event's index in the match log")
+    event: Json = Field(description="Event.for_seat(your seat): already redacted")
+
+
+class PromptMsg(_Model):
+    type: Literal["prompt"] = "prompt"
+    state_id: int = Field(description="echo it in your action")
+    phase: Literal["turn", "claim"]
+    actions: list[Json] = Field(description="the legal actions; the last is the default")
+    deadline_ms: int = Field(description="epoch ms when the default is applied for you")
+
+
+class AckMsg(_Model):
+    type: Literal["ack"] = "ack"
+    state_id: int = Field(description="your action was applied; this is the new state")
+
+
+class RoomMsg(_Model):
+    type: Literal["room"] = "room"
+    room: RoomInfo
+
+
+class ErrorMsg(_Model):
+    type: Literal["error"] = "error"
+    reason: str
+
+
+ServerMessage = Annotated[
+    SnapshotMsg | EventMsg | PromptMsg | AckMsg | RoomMsg | ErrorMsg,
+    Field(discriminator="type"),
+]
+
+# --------------------------------------------------------------------------------------
+# WebSocket, client → server
+
+
+class ActionRequest(_Model):
+    type: Literal["action"] = "action"
+    state_id: int
+    action: Json = Field(description="one of the prompted actions; its seat may be omitted")
+
+
+class SnapshotRequest(_Model):
+    type: Literal["snapshot"] = "snapshot"
+
+
+class AutoRequest(_Model):
+    type: Literal["auto"] = "auto"
+    on: bool = Field(description="托管: let the bot play this seat")
+
+
+ClientMessage = Annotated[
+    ActionRequest | SnapshotRequest | AutoRequest, Field(discriminator="type")
+]
+client_message: TypeAdapter[ActionRequest | SnapshotRequest | AutoRequest] = TypeAdapter(
+    ClientMessage)
+
+
+def protocol_schema() -> Json:
+    """JSON Schema of every message (``docs/protocol.schema.json``)."""
+    http: dict[str, type[BaseModel]] = {
+        m.__name__: m for m in (Health, CreateRoom, RoomCreated, RoomInfo, RoomList, JoinRoom,
+                                Joined, AddBot, BotAdded, Started, Left, ErrorBody)}
+    defs: dict[str, Any] = {}
+    for name, model in http.items():
+        schema = model.model_json_schema(ref_template="#/$defs/{model}")
+        defs.update(schema.pop("$defs", {}))
+        defs[name] = schema
+    for name, adapter in (("ServerMessage", TypeAdapter(ServerMessage)),
+                          ("ClientMessage", client_message)):
+        schema = adapter.json_schema(ref_template="#/$defs/{model}")
+        defs.update(schema.pop("$defs", {}))
+        defs[name] = schema
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "hzmj table server protocol",
+        "$defs": dict(sorted(defs.items())),
+    }

@@ -1,0 +1,265 @@
+"""The table server over real HTTP and WebSocket: full hands and matches, illegal
+actions, reconnection, clocks and 托管, leaving, and the leak scan."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from test_server_support import (
+    Client,
+    ServerProcess,
+    check_against_record,
+    check_no_leak,
+    is_event,
+    post,
+    room_with_bots,
+)
+
+SHORT = {"hands": 8}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    db = tmp_path_factory.mktemp("play") / "play.db"
+    proc = ServerProcess(db, {"HZMJ_AWAY_GRACE": "1"}).start()
+    yield proc
+    proc.stop()
+
+
+def record_of(server: ServerProcess, room: str) -> dict[str, Any]:
+    r = httpx.get(f"{server.base}/api/matches/{room}/record")
+    assert r.status_code == 200, r.text
+    data: dict[str, Any] = r.json()
+    return data
+
+
+def test_full_match_over_the_protocol_and_nothing_leaks(server: ServerProcess) -> None:
+    room, token = room_with_bots(server.base, SHORT, seed=11)
+
+    async def run() -> tuple[Client, Client]:
+        async with Client(server.ws_base, room, token) as me, \
+                Client(server.ws_base, room) as watcher:
+            await me.until(lambda m: m["type"] == "snapshot")
+            assert httpx.get(f"{server.base}/api/matches/{room}/record").status_code == 409
+            assert post(server.base, f"/api/rooms/{room}/start", token=token).status_code == 200
+            end = await me.play(timeout=90)
+            await watcher.until(is_event("match_end"), timeout=30)
+            assert end["event"]["hands"] == 8
+            return me, watcher
+
+    me, watcher = asyncio.run(run())
+    record = record_of(server, room)
+    assert record["over"] and sum(record["points"]) == 0
+    kinds = {m["type"] for m in me.messages}
+    assert {"room", "snapshot", "event", "prompt", "ack"} <= kinds
+    # a prompt can be overtaken (a bot's pong closes the claim window): only "stale"
+    assert all("stale" in m["reason"] for m in me.messages if m["type"] == "error")
+    check_no_leak(me.messages, 0)
+    check_no_leak(watcher.messages, None)
+    assert check_against_record(me.messages, 0, record) > 500
+    assert check_against_record(watcher.messages, None, record) > 500
+    info = httpx.get(f"{server.base}/api/rooms/{room}").json()
+    assert info["status"] == "over"
+
+
+def test_leak_scan_over_many_bot_games(server: ServerProcess) -> None:
+    """All-bot tables run on their own; every seat's and a spectator's messages are
+    scanned and compared with the engine's redacted output."""
+    async def one(seed: int, players: int) -> None:
+        r = post(server.base, "/api/rooms", {"rules": {"players": players}, "seed": seed})
+        room = r.json()["room_id"]
+        tokens = [post(server.base, f"/api/rooms/{room}/seats", {"name": f"p{i}"}).json()
+                  ["token"] for i in range(players)]
+        clients = [Client(server.ws_base, room, t) for t in tokens]
+        clients.append(Client(server.ws_base, room))
+        for c in clients:
+            await c.__aenter__()
+        for c in clients[:players]:
+            await c.send({"type": "auto", "on": True})  # 托管: the server's bot plays
+        await asyncio.sleep(0.1)
+        assert post(server.base, f"/api/rooms/{room}/start", token=tokens[0]).status_code == 200
+        await asyncio.gather(*(c.until(is_event("match_end"), 90) for c in clients))
+        for c in clients:
+            await c.__aexit__()
+        record = record_of(server, room)
+        for seat, c in enumerate(clients):
+            who = seat if seat < players else None
+            check_no_leak(c.messages, who)
+            check_against_record(c.messages, who, record)
+
+    async def run() -> None:
+        await asyncio.gather(*(one(seed, players) for seed, players in
+                               ((1, 4), (2, 4), (3, 3), (4, 2))))
+
+    asyncio.run(run())
+
+
+def test_illegal_stale_foreign_and_malformed_messages(server: ServerProcess) -> None:
+    room, token = room_with_bots(server.base, SHORT, seed=3)
+
+    async def run() -> None:
+        async with Client(server.ws_base, room, token) as me:
+            await me.until(lambda m: m["type"] == "snapshot")
+            post(server.base, f"/api/rooms/{room}/start", token=token)
+            prompt = await me.until(lambda m: m["type"] == "prompt")
+            sid = prompt["state_id"]
+            legal = prompt["actions"]
+            errors = [
+                ({"type": "action", "state_id": sid + 5, "action": legal[-1]}, "stale"),
+                ({"type": "action", "state_id": sid, "action": {**legal[-1], "seat": 2}},
+                 "seat mismatch"),
+                ({"type": "action", "state_id": sid, "action": {"type": "pong"}}, "legal"),
+                ({"type": "action", "state_id": sid, "action": {"type": "discard",
+                                                                "tile": "9x"}}, ""),
+                ({"type": "action", "state_id": sid, "action": {"type": "escape"}}, "leave"),
+                ({"type": "dance"}, "unknown message type"),
+                ({"type": "action"}, "bad action message"),
+                ("{not json", "malformed JSON"),
+                ("[1, 2]", "JSON object"),
+                (json.dumps({"type": "snapshot", "pad": "x" * 5000}), "too large"),
+            ]
+            for bad, reason in errors:
+                await me.send(bad)
+                err = await me.until(lambda m: m["type"] in ("error", "event"))
+                assert err["type"] == "error" and reason in err["reason"], (bad, err)
+            await me.send({"type": "snapshot"})
+            snap = await me.until(lambda m: m["type"] == "snapshot")
+            assert snap["state_id"] == sid  # nothing changed
+            await me.send({"type": "action", "state_id": sid, "action": legal[0]})
+            ack = await me.until(lambda m: m["type"] in ("ack", "error"))
+            assert ack == {"type": "ack", "state_id": sid + 1} or ack["state_id"] > sid
+
+    asyncio.run(run())
+
+
+def test_spectator_cannot_act_and_bad_token_is_refused(server: ServerProcess) -> None:
+    room, token = room_with_bots(server.base, SHORT, seed=4)
+
+    async def run() -> None:
+        async with Client(server.ws_base, room) as watcher:
+            await watcher.until(lambda m: m["type"] == "snapshot")
+            await watcher.send({"type": "action", "state_id": 0,
+                                "action": {"type": "pass", "seat": 0}})
+            err = await watcher.until(lambda m: m["type"] == "error")
+            assert "spectators" in err["reason"]
+        bad = Client(server.ws_base, room, "not-a-token")
+        async with bad:
+            with pytest.raises(Exception) as info:
+                await bad.recv(5)
+            assert "invalid token" in str(info.value)
+
+    asyncio.run(run())
+
+
+def test_flood_is_refused_then_closed(tmp_path: Path) -> None:
+    proc = ServerProcess(tmp_path / "flood.db", {"HZMJ_RATE_PER_SECOND": "5",
+                                                 "HZMJ_RATE_BURST": "5",
+                                                 "HZMJ_FLOOD_STRIKES": "20"}).start()
+    try:
+        room, token = room_with_bots(proc.base)
+
+        async def run() -> None:
+            async with Client(proc.ws_base, room, token) as me:
+                for _ in range(40):
+                    await me.send({"type": "snapshot"})
+                with pytest.raises(Exception) as info:
+                    while True:
+                        await me.recv(5)
+                assert "flood" in str(info.value)
+                reasons = [m["reason"] for m in me.messages if m["type"] == "error"]
+                assert any("rate limit" in r for r in reasons)
+            # the room is unharmed
+            assert httpx.get(f"{proc.base}/api/rooms/{room}").json()["status"] == "open"
+
+        asyncio.run(run())
+    finally:
+        proc.stop()
+
+
+def test_reconnect_restores_the_seat(server: ServerProcess) -> None:
+    room, token = room_with_bots(server.base, SHORT, seed=5)
+
+    async def run() -> None:
+        async with Client(server.ws_base, room, token) as me:
+            await me.until(lambda m: m["type"] == "snapshot")
+            post(server.base, f"/api/rooms/{room}/start", token=token)
+            prompt = await me.until(lambda m: m["type"] == "prompt")
+        async with Client(server.ws_base, room, token) as again:
+            snap = await again.until(lambda m: m["type"] == "snapshot")
+            assert snap["seat"] == 0 and snap["view"]["hand"]
+            assert snap["state_id"] == prompt["state_id"]
+            prompt2 = await again.until(lambda m: m["type"] == "prompt")
+            assert prompt2["state_id"] == prompt["state_id"]
+            assert prompt2["deadline_ms"] == pytest.approx(prompt["deadline_ms"], abs=5)
+            await again.send({"type": "action", "state_id": prompt2["state_id"],
+                              "action": prompt2["actions"][-1]})
+            await again.until(lambda m: m["type"] == "ack")
+            await again.until(lambda m: m["type"] == "event")
+
+    asyncio.run(run())
+
+
+def test_clock_expiry_applies_default_then_auto_play(server: ServerProcess) -> None:
+    rules = {**SHORT, "turn_seconds": 1, "claim_seconds": 1}
+    room, token = room_with_bots(server.base, rules, seed=6)
+
+    async def run() -> None:
+        async with Client(server.ws_base, room, token) as me:
+            await me.until(lambda m: m["type"] == "snapshot")
+            post(server.base, f"/api/rooms/{room}/start", token=token)
+            expired = 0
+            while expired < 2:  # never answer: the clock plays the default
+                prompt = await me.until(lambda m: m["type"] == "prompt")
+                default = prompt["actions"][-1]
+                if default["type"] == "discard":
+                    ev = await me.until(lambda m: m["type"] == "event"
+                                        and m["event"]["type"] == "discard")
+                    assert ev["event"]["tile"] == default["tile"]
+                expired += 1
+            def auto_on(m: dict[str, Any]) -> bool:
+                return m["type"] == "room" and bool(m["room"]["seats"][0]["auto"])
+
+            if not any(auto_on(m) for m in me.messages):
+                await me.until(auto_on, timeout=20)
+            # 托管: the bot plays seat 0 without prompts until the player takes over
+            at = next(i for i, m in enumerate(me.messages) if auto_on(m))
+            before = len([m for m in me.messages if m["type"] == "prompt"])
+
+            def bot_discard(m: dict[str, Any]) -> bool:
+                return is_event("discard")(m) and m["event"]["seat"] == 0
+
+            if not any(bot_discard(m) for m in me.messages[at:]):
+                await me.until(bot_discard, timeout=10)
+            assert len([m for m in me.messages if m["type"] == "prompt"]) == before
+            await me.send({"type": "auto", "on": False})
+            msg = await me.until(lambda m: m["type"] == "prompt" or is_event("match_end")(m))
+            assert msg["type"] == "prompt"
+
+    asyncio.run(run())
+
+
+def test_leaving_a_running_match_escapes_and_a_bot_plays_on(server: ServerProcess) -> None:
+    room, token = room_with_bots(server.base, SHORT, seed=7)
+
+    async def run() -> None:
+        async with Client(server.ws_base, room, token) as me:
+            await me.until(lambda m: m["type"] == "snapshot")
+            post(server.base, f"/api/rooms/{room}/start", token=token)
+            await me.until(lambda m: m["type"] == "prompt")
+            r = post(server.base, f"/api/rooms/{room}/leave", token=token)
+            assert r.json() == {"ok": True, "escaped": True}
+            esc = await me.until(is_event("escape"))
+            assert esc["event"]["seat"] == 0
+            await me.until(is_event("match_end"), timeout=60)
+        assert post(server.base, f"/api/rooms/{room}/leave", token=token).status_code == 409
+        record = record_of(server, room)
+        assert {"type": "escape", "seat": 0} in record["actions"]
+
+    asyncio.run(run())

@@ -1,0 +1,218 @@
+"""Helpers for the server tests: a real server process on a free port, and a scripted
+WebSocket player.  (No tests here; the test_server_* modules import it.)"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+from websockets.asyncio.client import ClientConnection, connect
+
+from hzmj.events import action_from_json
+from hzmj.game import Match
+from hzmj.rules import Rules
+
+FAST = {"HZMJ_BOT_DELAY": "0", "HZMJ_HAND_PAUSE": "0", "HZMJ_RATE_PER_SECOND": "1000",
+        "HZMJ_RATE_BURST": "1000"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class ServerProcess:
+    """``python -m hzmj.server`` on a free port with a database file."""
+
+    def __init__(self, db: Path, env: dict[str, str] | None = None) -> None:
+        self.db = db
+        self.env = {**os.environ, **FAST, **(env or {})}
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_base(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    def start(self) -> ServerProcess:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "hzmj.server", "--port", str(self.port), "--db",
+             str(self.db), "--log-level", "warning"], env=self.env)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited with {self.proc.returncode}")
+            try:
+                if httpx.get(f"{self.base}/api/health", timeout=1).json() == {"ok": True}:
+                    return self
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        raise RuntimeError("server did not come up")
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown code runs."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+def post(base: str, path: str, body: dict[str, Any] | None = None,
+         token: str | None = None) -> httpx.Response:
+    headers = {"authorization": f"Bearer {token}"} if token else {}
+    return httpx.post(f"{base}{path}", json=body or {}, headers=headers, timeout=10)
+
+
+def room_with_bots(base: str, rules: dict[str, Any] | None = None, seed: int | None = 1,
+                   bots: int | None = None, bot: str = "efficiency") -> tuple[str, str]:
+    """A room with one player at seat 0 and bots on the other seats: (room_id, token)."""
+    r = post(base, "/api/rooms", {"rules": rules or {}, "name": "test", "seed": seed})
+    assert r.status_code == 200, r.text
+    room = r.json()["room_id"]
+    joined = post(base, f"/api/rooms/{room}/seats", {"name": "tester"}).json()
+    players = Rules.from_dict(rules or {}).players
+    for seat in range(1, players if bots is None else bots + 1):
+        r = post(base, f"/api/rooms/{room}/bots", {"seat": seat, "bot": bot}, joined["token"])
+        assert r.status_code == 200, r.text
+    return room, joined["token"]
+
+
+class Client:
+    """A WebSocket client that records every message it receives."""
+
+    def __init__(self, ws_base: str, room: str, token: str | None = None) -> None:
+        self.url = f"{ws_base}/ws/rooms/{room}" + (f"?token={token}" if token else "")
+        self.messages: list[dict[str, Any]] = []
+        self.ws: ClientConnection | None = None
+
+    async def __aenter__(self) -> Client:
+        self.ws = await connect(self.url, max_size=None)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self.ws is not None
+        await self.ws.close()
+
+    async def send(self, data: dict[str, Any] | str) -> None:
+        assert self.ws is not None
+        await self.ws.send(data if isinstance(data, str) else json.dumps(data))
+
+    async def recv(self, timeout: float = 20) -> dict[str, Any]:
+        assert self.ws is not None
+        msg: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
+        self.messages.append(msg)
+        return msg
+
+    async def until(self, pred: Callable[[dict[str, Any]], bool],
+                    timeout: float = 20) -> dict[str, Any]:
+        end = time.monotonic() + timeout
+        while True:
+            msg = await self.recv(max(0.01, end - time.monotonic()))
+            if pred(msg):
+                return msg
+
+    async def play(self, choose: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+                   stop: str = "match_end", timeout: float = 60) -> dict[str, Any]:
+        """Answer every prompt (by default with its default action) until an event of
+        type ``stop``; return that event message."""
+        end = time.monotonic() + timeout
+        while True:
+            msg = await self.recv(max(0.01, end - time.monotonic()))
+            if msg["type"] == "prompt":
+                action = choose(msg) if choose else msg["actions"][-1]
+                await self.send({"type": "action", "state_id": msg["state_id"],
+                                 "action": action})
+            elif msg["type"] == "event" and msg["event"]["type"] == stop:
+                return msg
+
+
+def is_event(kind: str) -> Callable[[dict[str, Any]], bool]:
+    return lambda m: m["type"] == "event" and m["event"]["type"] == kind
+
+
+def check_no_leak(messages: list[dict[str, Any]], seat: int | None) -> None:
+    """Structural check that no message shows another seat's concealed tiles or the wall
+    before the hand is over (hand_end reveals every hand, RULES §13)."""
+    for msg in messages:
+        revealing = msg["type"] == "event" and msg["event"]["type"] == "hand_end"
+        keys = _keys(msg)
+        assert "wall" not in keys and ("concealed" not in keys or revealing), msg
+        if msg["type"] == "event":
+            e = msg["event"]
+            if e["type"] == "hand_start":
+                assert all(h is None for i, h in enumerate(e["hands"]) if i != seat), e
+            if e["type"] == "draw" and e["seat"] != seat:
+                assert e["tile"] is None, e
+            if e["type"] == "kong" and e["kind"] == "concealed" and e["seat"] != seat:
+                assert e["tile"] is None, e
+        elif msg["type"] == "snapshot" and msg["view"] is not None:
+            v = msg["view"]
+            assert v["seat"] == seat
+            if seat is None:
+                assert v["hand"] is None and v["last_draw"] is None
+            for p in v["players"]:
+                assert set(p) >= {"concealed_count"} and "hand" not in p
+        elif msg["type"] == "prompt":
+            assert seat is not None
+            assert all(a["seat"] == seat for a in msg["actions"])
+
+
+def _keys(data: Any) -> set[str]:
+    if isinstance(data, dict):
+        return set(data).union(*(_keys(v) for v in data.values()))
+    if isinstance(data, list):
+        return set().union(*(_keys(v) for v in data))
+    return set()
+
+
+def check_against_record(messages: list[dict[str, Any]], seat: int | None,
+                         record: dict[str, Any]) -> int:
+    """Every event, snapshot and prompt equals what the engine gives ``seat`` at that
+    state, replaying the record: the server sends exactly the redacted engine output.
+    Returns how many messages were compared."""
+    by_state: dict[int, list[dict[str, Any]]] = {}
+    for msg in messages:
+        if msg["type"] in ("snapshot", "prompt") and (msg["type"] == "prompt"
+                                                       or msg["view"] is not None):
+            by_state.setdefault(msg["state_id"], []).append(msg)
+    match = Match(Rules.from_dict(record["rules"]), record["seed"])
+    actions = [action_from_json(a) for a in record["actions"]]
+    compared = 0
+    for n in range(len(actions) + 1):
+        for msg in by_state.get(n, []):
+            if msg["type"] == "snapshot":
+                assert msg["view"] == json.loads(json.dumps(match.view(seat))), n
+            else:
+                assert seat is not None
+                assert msg["actions"] == [a.to_json() for a in match.legal_actions(seat)], n
+            compared += 1
+        if n < len(actions):
+            match.apply(actions[n])
+    for msg in messages:
+        if msg["type"] == "event":
+            expected = json.loads(json.dumps(match.log[msg["seq"]].for_seat(seat)))
+            assert msg["event"] == expected, msg
+            compared += 1
+    return compared
