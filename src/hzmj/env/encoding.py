@@ -1,0 +1,119 @@
+"""Fixed-size encodings of actions and per-seat views for learning agents.
+
+Actions map to ``ACTION_SIZE`` = 74 indices:
+
+=========  ==============================================================
+index      action
+=========  ==============================================================
+0–33       discard a tile of that kind
+34         win (self-draw, or on the open discard)
+35–68      kong of kind ``index − 35`` (concealed, added or exposed: at most
+           one kind of kong per tile is ever legal at once)
+69         pong
+70–72      chow with the claimed tile lowest, middle or highest in the run
+73         pass
+=========  ==============================================================
+
+Observations are ``float32`` arrays of shape ``OBS_SHAPE`` = (14, 34), built only from
+``Match.view(seat)`` (RULES §13), seats relative to the observer (row offset 0 = self):
+
+* 0 own concealed counts; 1 own drawn tile; 2 财神 kind; 3 flipped indicator;
+* 4–7 discards of self, 下家, 对家, 上家; 8–11 their visible meld tiles;
+* 12 the open discard during a claim window;
+* 13 scalars: [0] live tiles / 100, [1] dealer level / 3, [2–5] dealer (relative),
+  [6–9] 财神-lock holder (relative), [10] own turn, [11] claim window,
+  [12] own 飘 count in chain, [13] own kongs in chain, [14] players / 4.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from hzmj.events import Action, Chow, Discard, Kong, Pass, Pong, Win
+from hzmj.hand import plays_as
+from hzmj.tiles import NUM_KINDS, tile
+
+ACTION_SIZE: Final = 74
+OBS_SHAPE: Final = (14, NUM_KINDS)
+_WIN: Final = 34
+_KONG: Final = 35
+_PONG: Final = 69
+_CHOW: Final = 70
+_PASS: Final = 73
+
+
+def action_index(action: Action, caishen: int, claimed: int | None) -> int:
+    """The index of an engine action (see the module table).  ``claimed`` is the open
+    discard's kind (needed for chows).  ``ValueError`` for an action with no index."""
+    if isinstance(action, Discard):
+        return action.tile
+    if isinstance(action, Win):
+        return _WIN
+    if isinstance(action, Kong):
+        return _KONG + action.tile
+    if isinstance(action, Pong):
+        return _PONG
+    if isinstance(action, Pass):
+        return _PASS
+    if isinstance(action, Chow):
+        if claimed is None:
+            raise ValueError("a chow needs the claimed tile")
+        kinds = [plays_as(t, caishen) for t in (*action.tiles, claimed)]
+        nat = [k for k in kinds if k is not None]
+        return _CHOW + (nat[-1] - min(nat))
+    raise ValueError(f"{action.type} has no action index")
+
+
+def legal_index_map(legal: Sequence[Action], view: dict[str, Any]) -> dict[int, Action]:
+    """Index → legal action for one decision."""
+    caishen = tile(view["caishen"])
+    claim = view.get("claim")
+    claimed = tile(claim["tile"]) if claim else None
+    return {action_index(a, caishen, claimed): a for a in legal}
+
+
+def action_mask(index_map: dict[int, Action]) -> npt.NDArray[np.int8]:
+    mask = np.zeros(ACTION_SIZE, dtype=np.int8)
+    mask[list(index_map)] = 1
+    return mask
+
+
+def encode_view(view: dict[str, Any]) -> npt.NDArray[np.float32]:
+    """The observation array of a seat's view (see the module docstring)."""
+    obs = np.zeros(OBS_SHAPE, dtype=np.float32)
+    seat = int(view["seat"])
+    players = view["players"]
+    n = len(players)
+    for name in view["hand"] or ():
+        obs[0, tile(name)] += 1
+    if view.get("last_draw"):
+        obs[1, tile(view["last_draw"])] = 1
+    obs[2, tile(view["caishen"])] = 1
+    if view.get("indicator"):
+        obs[3, tile(view["indicator"])] = 1
+    for p in players:
+        rel = (p["seat"] - seat) % n
+        for d in p["discards"]:
+            obs[4 + rel, tile(d["tile"])] += 1
+        for m in p["melds"]:
+            for name in m["tiles"] or ():
+                obs[8 + rel, tile(name)] += 1
+    if view.get("claim"):
+        obs[12, tile(view["claim"]["tile"])] = 1
+    s = obs[13]
+    s[0] = view["live"] / 100
+    s[1] = view["level"] / 3
+    s[2 + (view["dealer"] - seat) % n] = 1
+    if view.get("lock") is not None:
+        s[6 + (view["lock"] - seat) % n] = 1
+    s[10] = float(view["phase"] == "turn" and view["turn"] == seat)
+    s[11] = float(view["phase"] == "claim")
+    chain = players[seat]["chain"]
+    s[12] = chain.count("piao")
+    s[13] = chain.count("kong")
+    s[14] = n / 4
+    return obs

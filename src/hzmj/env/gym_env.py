@@ -1,0 +1,99 @@
+"""A Gymnasium single-agent environment: the learner plays one seat against bots.
+
+Observation: ``{"observation": float32 (14, 34), "action_mask": int8 (74,)}`` as in
+:mod:`hzmj.env.encoding`; action: an index of that module.  The other seats are played by
+bots from :mod:`hzmj.bots.registry` (``opponents``, default ``efficiency``), seeded from
+the episode seed.  Reward: the learner's settlement delta in points when a hand ends
+(RULES §10).  An episode is one match, or ``max_hands`` hands.  An action outside the
+mask raises ``ValueError``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from hzmj.env.encoding import ACTION_SIZE, OBS_SHAPE, action_mask, encode_view, legal_index_map
+from hzmj.events import Action
+from hzmj.game import Match
+from hzmj.rules import Rules
+from hzmj.simulate import Bot, derive_seed
+
+
+class HzmjSeatEnv(gym.Env[dict[str, Any], Any]):
+    """See the module docstring."""
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, rules: Rules | None = None, seat: int = 0,
+                 opponents: str = "efficiency", max_hands: int | None = None) -> None:
+        self.rules = rules or Rules()
+        if not 0 <= seat < self.rules.players:
+            raise ValueError(f"seat must be 0..{self.rules.players - 1}, got {seat}")
+        self.seat = seat
+        self.opponents = opponents
+        self.max_hands = max_hands
+        self.observation_space = spaces.Dict({
+            "observation": spaces.Box(0.0, 4.0, OBS_SHAPE, dtype=np.float32),
+            "action_mask": spaces.MultiBinary(ACTION_SIZE),
+        })
+        self.action_space = spaces.Discrete(ACTION_SIZE)
+        self.match: Match | None = None
+        self._bots: dict[int, Bot] = {}
+        self._legal: dict[int, Action] = {}
+
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        super().reset(seed=seed)
+        from hzmj.bots.registry import make_bot
+
+        match_seed = seed if seed is not None else int(self.np_random.integers(0, 2**62))
+        self.match = Match(self.rules, match_seed)
+        self._bots = {s: make_bot(self.opponents, derive_seed(match_seed, s))
+                      for s in range(self.rules.players) if s != self.seat}
+        reward = self._advance(0)
+        del reward
+        return self._obs(), {"seed": match_seed}
+
+    def _advance(self, hands_before: int) -> float:
+        """Let the bots play until the learner must act or the episode ends."""
+        assert self.match is not None
+        m = self.match
+        while not self._done():
+            seat = m.to_move()[0]
+            if seat == self.seat:
+                break
+            m.apply(self._bots[seat].choose(m.view(seat), m.legal_actions(seat)))
+        reward = 0.0
+        for r in m.results[hands_before:]:
+            if r.settlement:
+                reward += r.settlement.deltas[self.seat]
+        if not self._done():
+            self._legal = legal_index_map(m.legal_actions(self.seat), m.view(self.seat))
+        else:
+            self._legal = {}
+        return reward
+
+    def _done(self) -> bool:
+        assert self.match is not None
+        return self.match.over or (self.max_hands is not None
+                                   and len(self.match.results) >= self.max_hands)
+
+    def _obs(self) -> dict[str, Any]:
+        assert self.match is not None
+        return {"observation": encode_view(self.match.view(self.seat)),
+                "action_mask": action_mask(self._legal)}
+
+    def step(self, action: int) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        assert self.match is not None
+        if int(action) not in self._legal:
+            raise ValueError(f"action {action} is not legal (legal: {sorted(self._legal)})")
+        hands_before = len(self.match.results)
+        self.match.apply(self._legal[int(action)])
+        reward = self._advance(hands_before)
+        done = self._done()
+        info = {"points": self.match.points(), "hands": len(self.match.results)}
+        return self._obs(), reward, done, False, info

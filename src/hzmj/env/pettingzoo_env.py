@@ -1,0 +1,123 @@
+"""A PettingZoo AEC environment: every seat of a Hangzhou Mahjong match is an agent.
+
+Agents are ``"seat_0"`` … ``"seat_{n-1}"``.  Each observation is a dict with
+``"observation"`` (``float32`` array, shape :data:`~hzmj.env.encoding.OBS_SHAPE`) and
+``"action_mask"`` (``int8``, length :data:`~hzmj.env.encoding.ACTION_SIZE`); actions are
+indices of :mod:`hzmj.env.encoding`.  Rewards are each hand's settlement deltas in points
+(RULES §10), given when the hand ends.  An episode is one match (``rules.hands`` hands or a
+points match, RULES §12), or ``max_hands`` hands if given.  ``reset(seed=S)`` makes the
+match's seed ``S`` (random from the env's RNG when omitted), so episodes replay exactly.
+Claims are asked one seat at a time in turn order; the engine collects them all before
+resolving (RULES §6.3).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from hzmj.env.encoding import ACTION_SIZE, OBS_SHAPE, action_mask, encode_view, legal_index_map
+from hzmj.events import Action
+from hzmj.game import Match
+from hzmj.rules import Rules
+
+
+class HzmjAECEnv(AECEnv):  # type: ignore[misc]
+    """See the module docstring.  ``step`` with an index not in the mask raises
+    ``ValueError`` (the state is unchanged)."""
+
+    metadata = {"name": "hzmj_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+
+    def __init__(self, rules: Rules | None = None, max_hands: int | None = None,
+                 render_mode: str | None = None) -> None:
+        super().__init__()
+        self.rules = rules or Rules()
+        self.max_hands = max_hands
+        self.render_mode = render_mode
+        self.possible_agents = [f"seat_{i}" for i in range(self.rules.players)]
+        self._obs_space = spaces.Dict({
+            "observation": spaces.Box(0.0, 4.0, OBS_SHAPE, dtype=np.float32),
+            "action_mask": spaces.MultiBinary(ACTION_SIZE),
+        })
+        self._act_space = spaces.Discrete(ACTION_SIZE)
+        self._rng = random.Random()
+        self.match: Match | None = None
+        self._legal: dict[int, Action] = {}
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self._obs_space
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self._act_space
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None:
+            self._rng.seed(seed)
+        match_seed = seed if seed is not None else self._rng.getrandbits(63)
+        self.match = Match(self.rules, match_seed)
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self._select()
+
+    def _select(self) -> None:
+        assert self.match is not None
+        seat = self.match.to_move()[0]
+        self.agent_selection = f"seat_{seat}"
+        self._legal = legal_index_map(self.match.legal_actions(seat), self.match.view(seat))
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        assert self.match is not None
+        seat = int(agent.split("_")[1])
+        view = self.match.view(seat)
+        legal = self._legal if agent == self.agent_selection else {}
+        return {"observation": encode_view(view), "action_mask": action_mask(legal)}
+
+    def step(self, action: int | None) -> None:
+        assert self.match is not None
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None or int(action) not in self._legal:
+            raise ValueError(f"action {action} is not legal for {agent} "
+                             f"(legal: {sorted(self._legal)})")
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {a: 0.0 for a in self.agents}
+        hands_before = len(self.match.results)
+        self.match.apply(self._legal[int(action)])
+        for result in self.match.results[hands_before:]:
+            deltas = result.settlement.deltas if result.settlement else (0,) * len(self.agents)
+            for i, d in enumerate(deltas):
+                self.rewards[f"seat_{i}"] += float(d)
+        done = self.match.over or (self.max_hands is not None
+                                   and len(self.match.results) >= self.max_hands)
+        if done:
+            for a in self.agents:
+                self.terminations[a] = True
+                self.infos[a] = {"points": self.match.points(), "hands": len(self.match.results)}
+        else:
+            self._select()
+        self._accumulate_rewards()
+
+    def render(self) -> str | None:
+        if self.match is None:
+            return None
+        lines = [f"hand {self.match.hand_no} dealer {self.match.dealer} level {self.match.level}"
+                 f" live {self.match.live_count} points {self.match.points()}"]
+        return "\n".join(lines)
+
+    def close(self) -> None:
+        self.match = None
+
+
+def env(**kwargs: Any) -> HzmjAECEnv:
+    """PettingZoo-style constructor."""
+    return HzmjAECEnv(**kwargs)
