@@ -258,6 +258,8 @@ class Match:
         self.rules = rules
         self.seed = seed
         self.n = rules.players
+        # the other seats in turn order after each seat (claim order, RULES §6.3)
+        self._after = [tuple((d + i) % self.n for i in range(1, self.n)) for d in range(self.n)]
         self.log: list[Event] = []
         self.actions: list[Action] = []
         self.results: list[HandResult] = []
@@ -334,8 +336,8 @@ class Match:
     def _next(self, seat: int) -> int:
         return (seat + 1) % self.n
 
-    def _claim_order(self) -> list[int]:
-        return [(self.claim_from + i) % self.n for i in range(1, self.n)]
+    def _claim_order(self) -> tuple[int, ...]:
+        return self._after[self.claim_from]
 
     def _locked(self, seat: int) -> bool:
         """RULES §5.5: another player's 财神 lock binds ``seat``."""
@@ -367,19 +369,21 @@ class Match:
         cs = self._caishen
         drawn = self.last_draw if self.drew else None
         locked = drawn is not None and self.lock is not None and self.lock != seat
-        kinds = sorted(set(st.concealed))
+        held = set(st.concealed)
+        kinds = sorted(held)
         out: list[Action] = []
         self._self_draw = self._self_draw_win(seat) if self.drew else None
         if self._self_draw is not None:
             out.append(_WINS[seat])
         if self.live_count >= 2:  # RULES §6.4
-            counts = counts_of(st.concealed)
-            for k in kinds:
-                if counts[k] == 4 and k != cs and (not locked or k == drawn):
-                    out.append(Kong(seat, k, "concealed"))  # RULES §5.3, §5.5
+            if len(st.concealed) - len(kinds) >= 3:  # some kind may be held four times
+                counts = counts_of(st.concealed)
+                for k in kinds:
+                    if counts[k] == 4 and k != cs and (not locked or k == drawn):
+                        out.append(Kong(seat, k, "concealed"))  # RULES §5.3, §5.5
             if not locked:  # RULES §14.3: no added kong under the lock
                 for m in st.melds:
-                    if m.kind is MeldKind.PONG and counts[m.tiles[0]]:
+                    if m.kind is MeldKind.PONG and m.tiles[0] in held:
                         out.append(Kong(seat, m.tiles[0], "added"))
         row = _DISCARDS[seat]
         if locked:  # 摸打 (RULES §5.5)
@@ -387,7 +391,7 @@ class Match:
             out.append(row[drawn])
         else:
             default = drawn if drawn is not None else kinds[-1]
-            out.extend(row[k] for k in kinds if k != default)
+            out += [row[k] for k in kinds if k != default]
             out.append(row[default])  # the default comes last (RULES §8.7)
         return out
 
@@ -476,9 +480,11 @@ class Match:
         t = self.wall[self.head]
         self.head += 1
         st = self.seats[seat]
-        for idx in sorted(st.hidden_kongs):  # RULES §6.7: shown after a go-around
-            st.hidden_kongs.discard(idx)
-            self._emit({"type": "kong_shown", "seat": seat, "tile": _NAMES[st.melds[idx].tiles[0]]})
+        if st.hidden_kongs:  # RULES §6.7: shown once a go-around has passed
+            for idx in sorted(st.hidden_kongs):
+                self._emit({"type": "kong_shown", "seat": seat,
+                            "tile": _NAMES[st.melds[idx].tiles[0]]})
+            st.hidden_kongs.clear()
         self._give(seat, t, replacement=False)
 
     def _discard(self, seat: int, t: Tile) -> None:
@@ -511,22 +517,26 @@ class Match:
 
     def _claim_options(self, discarder: int, t: Tile) -> dict[int, list[Action]]:
         t_nat = plays_as(t, self._caishen)
-        chower = self._next(discarder)
+        chower = self._next(discarder) if t_nat is not None and t_nat < 27 else -1
+        winners = self._discard_winners(discarder)
+        lock = self.lock
         options: dict[int, list[Action]] = {}
-        for seat in self._claim_order():
-            if self._locked(seat):  # RULES §5.5
+        for seat in self._after[discarder]:
+            if lock is not None and lock != seat:  # RULES §5.5
                 continue
             st = self.seats[seat]
-            acts: list[Action] = []
-            if self._discard_win_allowed(seat, discarder, t):
-                acts.append(_WINS[seat])
             same = st.concealed.count(t)
+            may_win = seat in winners
+            if same < 2 and seat != chower and not may_win:
+                continue  # the common case: nothing to check
+            acts: list[Action] = []
+            if may_win and self._discard_win_allowed(seat, discarder, t):
+                acts.append(_WINS[seat])
             if same >= 2 and t not in st.missed_pong and self._tan_allowed(seat, discarder, False):
                 acts.append(_PONGS[seat])
                 if same >= 3 and self.live_count >= 2:  # RULES §6.4
                     acts.append(Kong(seat, t, "exposed"))
-            if seat == chower and t_nat is not None and t_nat < 27 \
-                    and self._tan_allowed(seat, discarder, True):
+            if seat == chower and t_nat is not None and self._tan_allowed(seat, discarder, True):
                 acts.extend(Chow(seat, pair) for pair in self._chow_pairs(st.concealed, t_nat))
             if acts:
                 acts.append(_PASSES[seat])
@@ -537,27 +547,29 @@ class Match:
         """Physical tile pairs of the hand that make a run with a tile playing as ``t_nat``
         (RULES §6.3, §5.2: a white dragon plays as the 财神 kind; a 财神 never melds)."""
         cs = self._caishen
-        have = set(concealed)
-
-        def held_as(nat: Tile) -> Tile | None:
-            physical = WHITE if nat == cs else nat  # a real 财神-kind tile is wild
-            return physical if physical in have else None
-
         r = t_nat % 9
         pairs = []
         for lo, hi in ((-2, -1), (-1, 1), (1, 2)):
             if r + lo >= 0 and r + hi <= 8:
-                a, b = held_as(t_nat + lo), held_as(t_nat + hi)
-                if a is not None and b is not None:
+                a = WHITE if t_nat + lo == cs else t_nat + lo  # a real 财神-kind tile is wild
+                b = WHITE if t_nat + hi == cs else t_nat + hi
+                if a in concealed and b in concealed:
                     pairs.append((a, b) if a <= b else (b, a))
         return sorted(pairs)
 
-    def _discard_win_allowed(self, seat: int, discarder: int, t: Tile) -> bool:
-        """RULES §8.4: discard wins only with the option, at level 3, dealer vs non-dealer,
-        not on a 财神, not under another's lock, not after 过胡 of this tile."""
+    def _discard_winners(self, discarder: int) -> tuple[int, ...]:
+        """RULES §8.4: the seats that may win on ``discarder``'s discard at all: only with
+        the option, at dealer level 3, and between the dealer and a non-dealer."""
         if not self.rules.discard_win or self.level != 3:
-            return False
-        if (seat == self.dealer) == (discarder == self.dealer):
+            return ()
+        if discarder == self.dealer:
+            return self._after[discarder]
+        return (self.dealer,)
+
+    def _discard_win_allowed(self, seat: int, discarder: int, t: Tile) -> bool:
+        """RULES §8.4: a discard win by ``seat`` on ``t``: the option, level and pairing,
+        not on a 财神, not under another's lock, not after 过胡 of this tile."""
+        if seat not in self._discard_winners(discarder):
             return False
         if t == self._caishen or self._locked(seat) or t in self.seats[seat].missed_win:
             return False
