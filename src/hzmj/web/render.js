@@ -30,6 +30,12 @@ export function tileOpts(board, extra = {}) {
   return { caishen: board.caishen, standIn, lang: getLang(), ...extra };
 }
 
+/** Display names of a room's seats; repeated names (bots) get their seat number. */
+export function seatNames(room) {
+  const raw = (room?.seats || []).map((s) => s.name || s.bot);
+  return raw.map((n, i) => (n && raw.filter((x) => x === n).length > 1 ? `${n} ${i + 1}` : n));
+}
+
 export function seatName(names, i) {
   return names?.[i] || `${t("seat")} ${i + 1}`;
 }
@@ -186,9 +192,10 @@ export function settlementElement(current, he, names) {
     h("td", {}, t("pays", seatName(names, p.from), seatName(names, p.to))),
     h("td.amount", {}, String(p.amount)),
     h("td", {}, bi(p.reason_zh, p.reason_en)),
-    h("td.detail", {}, [p.detail, ...(he.notes || [])].filter(Boolean).join("; "))));
+    h("td.detail", {}, p.detail)));
   parts.push(h("h3", {}, t("payments")));
   parts.push(rows.length ? h("table.payments", {}, h("tbody", {}, rows)) : h("p", {}, t("no_payments")));
+  if (he.notes?.length) parts.push(h("p.notes", {}, he.notes.join("; ")));
   parts.push(h("table.deltas", {}, h("tbody", {}, he.deltas.map((d, i) => h("tr", {},
     h("td", {}, seatName(names, i), i === he.dealer ? ` (${t("dealer")})` : ""),
     h("td.delta", {}, d > 0 ? `+${d}` : String(d)),

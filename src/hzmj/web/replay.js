@@ -6,7 +6,8 @@ import { api } from "./api.js";
 import { applyEvent, emptyBoard } from "./board.js";
 import { getLang, setLang, t } from "./i18n.js";
 import {
-  centreInfo, eventLine, finalElement, h, positionOf, seatName, seatPanel, settlementElement,
+  centreInfo, eventLine, finalElement, h, positionOf, seatName, seatNames, seatPanel,
+  settlementElement,
 } from "./render.js";
 
 const roomId = decodeURIComponent(location.pathname.split("/").filter(Boolean)[1] || "");
@@ -119,7 +120,7 @@ async function load() {
   renderHeader();
   try {
     const room = await api("GET", `/api/rooms/${roomId}`);
-    state.names = room.seats.map((s) => s.name || s.bot);
+    state.names = seatNames(room);
     const data = await api("GET", `/api/matches/${roomId}/replay`);
     state.steps = stepsOf(data);
     const n = data.rules?.players || room.rules.players;

@@ -6,7 +6,7 @@ import { applyEvent, boardFromView } from "./board.js";
 import { handleKey, ownArea, splitHand } from "./hand.js";
 import { bi, getLang, t } from "./i18n.js";
 import {
-  centreInfo, dialog, eventLine, finalElement, h, positionOf, seatName, seatPanel,
+  centreInfo, dialog, eventLine, finalElement, h, positionOf, seatName, seatNames, seatPanel,
   settlementElement, tileOpts,
 } from "./render.js";
 import { tileElement, tileLabel } from "./tiles.js";
@@ -27,7 +27,6 @@ export class RoomPage {
     this.hints = null;
     this.hintsAvailable = true;
     this.suggestion = null;
-    this.autoOn = false;
     this.log = [];
     this.dialogs = [];
     this.openDialog = null;
@@ -54,7 +53,7 @@ export class RoomPage {
   }
 
   get names() {
-    return (this.room?.seats || []).map((s) => s.name || s.bot);
+    return seatNames(this.room);
   }
 
   get token() {
@@ -98,10 +97,8 @@ export class RoomPage {
         this.stateId = msg.state_id;
         if (msg.view) {
           this.board = boardFromView(msg.view);
-          if (this.prompt && this.prompt.state_id !== msg.state_id) this.prompt = null;
-          if (!this.prompt && msg.view.legal_actions?.length && msg.view.to_move?.includes(msg.view.seat)) {
-            this.prompt = { state_id: msg.state_id, actions: msg.view.legal_actions, deadline_ms: null };
-          }
+          // the server follows a snapshot with a prompt when this seat has to act
+          this.prompt = null;
         }
         break;
       case "event":
@@ -118,7 +115,6 @@ export class RoomPage {
         break;
       case "room":
         this.room = msg.room;
-        if (msg.room.status !== "open" && !this.board) this.send({ type: "snapshot" });
         break;
       case "error":
         this.toast(msg.reason);
@@ -132,40 +128,45 @@ export class RoomPage {
   onEvent(msg) {
     const e = msg.event;
     this.stateId = msg.state_id;
-    if (!this.board) {
-      this.send({ type: "snapshot" });
-      return;
-    }
+    if (!this.board) return; // a snapshot follows the start
     if (this.prompt && this.prompt.state_id < msg.state_id) this.prompt = null;
     applyEvent(this.board, e);
     const line = eventLine(this.board, e, this.names);
     if (line) this.log = [...this.log.slice(-30), line];
     if (e.type === "hand_end") {
       const he = this.board.handEnd;
-      this.queueDialog(t("settlement"), () => settlementElement(this.board, he, this.names),
-        t("next_hand"));
+      this.queueDialog("settlement", t("settlement"),
+        () => settlementElement(this.board, he, this.names), t("next_hand"));
     } else if (e.type === "match_end") {
-      this.queueDialog(t("final"), () => h("div", {}, finalElement(e, this.names),
+      this.queueDialog("final", t("final"), () => h("div", {}, finalElement(e, this.names),
         h("p", {}, h("a", { href: `/replay/${this.roomId}` }, t("replay")))), t("back_lobby"),
       () => { location.href = "/"; });
     }
     if (e.type === "hand_start") this.hints = null;
   }
 
-  queueDialog(title, body, label, after) {
-    this.dialogs.push({ title, body, label, after });
+  /** Show a dialog after the open one; a newer settlement replaces an unread one. */
+  queueDialog(kind, title, body, label, after) {
+    if (kind === "settlement" && this.openDialog?.kind === "settlement") {
+      this.openDialog.close();
+      this.openDialog = null;
+    }
+    if (kind === "final" && this.openDialog?.kind === "settlement") {
+      this.openDialog.node.querySelector(".buttons button").textContent = t("final");
+    }
+    this.dialogs.push({ kind, title, body, label, after });
     this.nextDialog();
   }
 
   nextDialog() {
     if (this.openDialog || !this.dialogs.length) return;
     const d = this.dialogs.shift();
-    const content = d.body();
-    this.openDialog = dialog(d.title, content, [[d.label, () => {
+    this.openDialog = dialog(d.title, d.body(), [[d.label, () => {
       this.openDialog = null;
       d.after?.();
       this.nextDialog();
     }]]);
+    this.openDialog.kind = d.kind;
   }
 
   // ---------------------------------------------------------------- actions
@@ -204,10 +205,14 @@ export class RoomPage {
     if (handleKey(ev, this.ctx())) ev.preventDefault();
   }
 
+  /** 托管 as the server sees it (it also turns on after repeated timeouts). */
+  get autoOn() {
+    const s = this.room?.seats.find((x) => x.seat === this.mine?.seat);
+    return Boolean(s?.auto);
+  }
+
   toggleAuto() {
-    this.autoOn = !this.autoOn;
-    this.send({ type: "auto", on: this.autoOn });
-    this.render();
+    this.send({ type: "auto", on: !this.autoOn });
   }
 
   async fetchHints() {

@@ -1,0 +1,340 @@
+"""The browser client (src/hzmj/web) in a real Chromium against a real table server.
+
+Deals are fixed by a room seed found here with the engine and the server's own bots, so
+a scenario (a win in hand 1, a pong offered to seat 0) happens in the browser exactly as
+in the search: the browser plays seat 0 with its default moves (discard the drawn tile,
+pass every claim), which is also what the clock would do.  Screenshots go to
+tests/artifacts/ (git-ignored).
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(),
+    reason="needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)")
+
+sync_api = pytest.importorskip("playwright.sync_api")
+uvicorn = pytest.importorskip("uvicorn")
+
+from hzmj.game import Match  # noqa: E402
+from hzmj.rules import Rules  # noqa: E402
+from hzmj.server.app import create_app  # noqa: E402
+from hzmj.server.bots import get_bot  # noqa: E402
+from hzmj.server.config import ServerConfig  # noqa: E402
+
+ARTIFACTS = Path(__file__).parent / "artifacts"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+BOT = "efficiency"
+
+
+# ------------------------------------------------------------------ seeds
+
+
+def first_hand(seed: int, rules: Rules, *, stop_at_pong: bool) -> tuple[str | None, int]:
+    """Play hand 1 as the room will: seat 0 takes a win if offered, else its default
+    action; the other seats are the server's bots with the server's seeds.  Returns
+    ("pong", steps) when a pong is first offered to seat 0 (if ``stop_at_pong``), else
+    the hand's result and its number of actions."""
+    m = Match(rules, seed)
+    bots = {s: get_bot(BOT, seed + s) for s in range(1, rules.players)}
+    steps = 0
+    while m.hand_no == 1 and not m.over:
+        seat = m.to_move()[0]
+        legal = m.legal_actions(seat)
+        if seat == 0:
+            if stop_at_pong and any(a.type == "pong" for a in legal):
+                return "pong", steps
+            wins = [a for a in legal if a.type == "win"]
+            action = wins[0] if wins else legal[-1]
+        else:
+            action = bots[seat].choose(m.view(seat), legal)
+            action = action if action in legal else legal[-1]
+        steps += 1
+        for e in m.apply(action):
+            if e.type == "hand_end":
+                return str(e.data["result"]), steps
+    return None, steps
+
+
+def find_seed(want: str, max_steps: int, *, stop_at_pong: bool) -> int:
+    for seed in range(1, 400):
+        result, steps = first_hand(seed, Rules(players=4), stop_at_pong=stop_at_pong)
+        if result == want and steps <= max_steps:
+            return seed
+    raise AssertionError(f"no seed gives {want!r} within {max_steps} actions")
+
+
+# ------------------------------------------------------------------ server and browser
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class _Server:
+    def __init__(self, tmp: Path, bot_delay: float) -> None:
+        cfg = ServerConfig(db=str(tmp / "web.db"), bot_delay=bot_delay, hand_pause=0.3,
+                           expiries_to_auto=1000, away_grace=30.0)
+        self.app = create_app(cfg)
+        self.port = _free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=self.port,
+                                                    log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def has_api(self, prefix: str, suffix: str) -> bool:
+        paths = [str(getattr(r, "path", "")) for r in self.app.routes]
+        return any(p.startswith(prefix) and p.endswith(suffix) for p in paths)
+
+    def __enter__(self) -> _Server:
+        self.thread.start()
+        deadline = time.time() + 20
+        while not self.server.started:
+            if time.time() > deadline:
+                raise RuntimeError("the table server did not start")
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Server]:
+    with _Server(tmp_path_factory.mktemp("web"), bot_delay=0.05) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def fast_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Server]:
+    """Bots without a thinking pause, to play a whole match quickly."""
+    with _Server(tmp_path_factory.mktemp("fast"), bot_delay=0.0) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page_at(browser: Any) -> Iterator[Any]:
+    """page_at(width) → a fresh page (own localStorage) of that viewport width."""
+    contexts = []
+    errors: list[str] = []
+
+    def make(width: int = 1280, height: int = 900) -> Any:
+        ctx = browser.new_context(viewport={"width": width, "height": height})
+        contexts.append(ctx)
+        page = ctx.new_page()
+        page.set_default_timeout(15000)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        return page
+
+    yield make
+    for ctx in contexts:
+        ctx.close()
+    assert not errors, f"JavaScript errors: {errors}"
+
+
+def shot(page: Any, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+
+
+def no_horizontal_scroll(page: Any) -> bool:
+    return bool(page.evaluate(
+        "document.documentElement.scrollWidth <= document.documentElement.clientWidth"))
+
+
+# ------------------------------------------------------------------ lobby and table helpers
+
+
+def create_room_with_bots(page: Any, base: str, seed: int,
+                          options: dict[str, str] | None = None) -> str:
+    """Create a room through the lobby, fill seats 1–3 with bots, start; the room id."""
+    page.goto(base + "/")
+    page.fill("#player-name", "Alice")
+    for key, value in (options or {}).items():
+        page.select_option(f"#opt-{key}", value)
+    page.click("details.advanced summary")
+    page.fill("#opt-seed", str(seed))
+    page.click("button.create-room")
+    page.wait_for_url("**/room/**")
+    room_id = page.url.rsplit("/", 1)[1]
+    for left in (2, 1, 0):
+        page.locator("select.bot-level").first.select_option(BOT)
+        page.locator("button.add-bot").first.click()
+        sync_api.expect(page.locator("button.add-bot")).to_have_count(left)
+    page.click("button.start")
+    page.wait_for_selector(".hand .hand-tile")
+    return room_id
+
+
+def discard_drawn(page: Any, *, keyboard: bool = False) -> bool:
+    """Discard the drawn tile (select, then click again; or → and Enter)."""
+    drawn = page.locator(".hand-tile.drawn.playable")
+    if not drawn.count():
+        return False
+    if keyboard:
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("Enter")
+    else:
+        drawn.click(timeout=2000)
+        drawn.click(timeout=2000)
+    return True
+
+
+def play_until(page: Any, done: str, seconds: float, *, take: str | None = None) -> None:
+    """Play seat 0 by its default moves (taking a win, and `take` claims) until the
+    selector `done` is visible."""
+    deadline = time.time() + seconds
+    keyboard_used = False
+    while time.time() < deadline:
+        if page.locator(done).count():
+            return
+        try:
+            if take and page.locator(f".claim-{take}").count():
+                page.locator(f".claim-{take}").first.click(timeout=2000)
+            elif page.locator(".claim-win").count():
+                page.locator(".claim-win").first.click(timeout=2000)
+            elif page.locator(".claim-pass").count():
+                page.locator(".claim-pass").first.click(timeout=2000)
+            elif discard_drawn(page, keyboard=not keyboard_used):
+                keyboard_used = True
+            else:
+                page.wait_for_timeout(60)
+        except sync_api.Error:
+            pass  # the table re-rendered under the click; look again
+    raise AssertionError(f"{done} did not appear within {seconds}s")
+
+
+def hand_tiles(page: Any) -> list[str]:
+    return [str(x) for x in page.locator(".hand .hand-tile").evaluate_all(
+        "nodes => nodes.map(n => n.dataset.tile)")]
+
+
+# ------------------------------------------------------------------ tests
+
+
+def test_lobby_bots_and_a_whole_hand_to_the_settlement(server: _Server, page_at: Any) -> None:
+    seed = find_seed("win", 45, stop_at_pong=False)
+    page = page_at(1280)
+    create_room_with_bots(page, server.base, seed)
+    sync_api.expect(page.locator(".live-count")).not_to_be_empty()
+    sync_api.expect(page.locator(".caishen-box .tile.caishen")).to_have_count(1)
+    sync_api.expect(page.locator(".badge-dealer")).to_have_count(1)
+    sync_api.expect(page.locator("section.seat:not(.own)")).to_have_count(3)
+    page.wait_for_timeout(300)
+    shot(page, "table.png")
+    play_until(page, "dialog.modal .settlement", 90)
+    dialog = page.locator("dialog.modal")
+    sync_api.expect(dialog.locator(".patterns")).to_be_visible()
+    sync_api.expect(dialog.locator(".dfactor")).to_contain_text("×")
+    assert dialog.locator("tr.payment").count() >= 1
+    sync_api.expect(dialog.locator("tr.payment").first).to_contain_text("自摸")
+    shot(page, "settlement.png")
+    dialog.locator("button").click()
+    sync_api.expect(page.locator("dialog.modal")).to_have_count(0)
+
+
+def test_pong_through_the_claim_bar_then_reload_restores_the_seat(
+        server: _Server, page_at: Any) -> None:
+    seed = find_seed("pong", 12, stop_at_pong=True)
+    page = page_at(390, 844)
+    page.goto(server.base + "/")
+    assert no_horizontal_scroll(page), "lobby scrolls sideways at 390 px"
+    create_room_with_bots(page, server.base, seed)
+    play_until(page, ".claim-pong", 30)
+    sync_api.expect(page.locator(".claim-pass")).to_be_visible()
+    assert no_horizontal_scroll(page), "table with the claim bar scrolls sideways at 390 px"
+    shot(page, "table-390-claim.png")
+    page.locator(".claim-pong").click()
+    sync_api.expect(page.locator('.own-melds .meld[data-type="pong"]')).to_have_count(1)
+    sync_api.expect(page.locator(".discards .tile.claimed")).not_to_have_count(0)
+    sync_api.expect(page.locator(".hand-tile.playable").first).to_be_visible()
+    before = hand_tiles(page)
+    page.reload()
+    page.wait_for_selector(".hand .hand-tile")
+    sync_api.expect(page.locator('.own-melds .meld[data-type="pong"]')).to_have_count(1)
+    assert hand_tiles(page) == before
+    playable = page.locator(".hand-tile.playable").first
+    playable.click()
+    playable.click()
+    sync_api.expect(page.locator(".own .discards .tile")).not_to_have_count(0)
+    assert no_horizontal_scroll(page), "table scrolls sideways at 390 px"
+    shot(page, "table-390.png")
+
+
+def test_room_option_errors_show_next_to_the_field_and_english_toggle(
+        server: _Server, page_at: Any) -> None:
+    page = page_at(1280)
+    page.goto(server.base + "/")
+    page.fill("#player-name", "Bob")
+    page.check("#opt-drop_bamboo")
+    page.click("button.create-room")
+    error = page.locator('[data-option="drop_bamboo"] .field-error')
+    sync_api.expect(error).to_contain_text("2")
+    page.click("button.lang")
+    sync_api.expect(page.locator("form.create h2")).to_have_text("Create a room")
+    page.click("button.lang")
+
+
+def test_hover_hints_show_waits(server: _Server, page_at: Any) -> None:
+    if not server.has_api("/api/rooms/", "/hints"):
+        pytest.skip("the server offers no hint endpoint (GET /api/rooms/{id}/hints)")
+    page = page_at(1280)
+    create_room_with_bots(page, server.base, find_seed("win", 80, stop_at_pong=False))
+    page.locator(".hand-tile.playable").first.wait_for()
+    page.locator(".hand-tile.playable").first.hover()
+    sync_api.expect(page.locator(".hint-panel .shanten, .hint-panel .waits").first).to_be_visible()
+
+
+def test_auto_play_to_the_final_table_then_the_replay(fast_server: _Server,
+                                                      page_at: Any) -> None:
+    page = page_at(1280)
+    room_id = create_room_with_bots(page, fast_server.base, 7)
+    page.locator("label.auto input").check()
+    sync_api.expect(page.locator("label.auto input")).to_be_checked()
+    final = page.locator("dialog.modal table.final")
+    deadline = time.time() + 90
+    while not final.count() and time.time() < deadline:
+        settlement = page.locator("dialog.modal .settlement")
+        if settlement.count():
+            page.locator("dialog.modal .buttons button").click()  # to the next hand
+        page.wait_for_timeout(200)
+    assert final.count(), "the match did not reach the final table under 托管"
+    sync_api.expect(final.locator("tbody tr")).to_have_count(4)
+    shot(page, "final.png")
+    if not fast_server.has_api("/api/matches/", "/replay"):
+        pytest.skip("the server offers no replay data (GET /api/matches/{id}/replay)")
+    page.goto(f"{fast_server.base}/replay/{room_id}")
+    page.wait_for_selector(".replay-controls")
+    first = page.locator(".step-no").inner_text()
+    page.click("button.next")
+    page.click("button.next")
+    assert page.locator(".step-no").inner_text() != first
+    page.click("button.prev")
+    page.locator("select.jump-hand").select_option(index=2)
+    page.locator("select.show-hand").select_option("1")
+    page.click("button.last")
+    sync_api.expect(page.locator(".final-box")).to_be_visible()
+    shot(page, "replay.png")
