@@ -1,0 +1,110 @@
+"""Full-hand speed of the engine (:mod:`hzmj.game`) against RLCard's mahjong environment.
+
+    uv run --group bench python benchmarks/bench_game.py [--json] [--hands N] [--rlcard-hands N]
+
+Both sides play whole hands with four uniform random players, single process, timed in
+process CPU time (so other load on the machine disturbs the figures less):
+
+* hzmj: default rules (4 players, 翻财神, every claim offered: chow, pong, kong, wins),
+  four :class:`hzmj.bots.random_bot.RandomBot` seats driven through ``to_move`` /
+  ``legal_actions`` / ``apply``; matches of 8 hands are played back to back.  The
+  random bot ignores the view, so ``hzmj_hands_per_s`` leaves it out;
+  ``hzmj_hands_per_s_with_views`` also builds ``view(seat)`` before every move, as a
+  driver that shows the table (or a bot that reads it) does.
+* RLCard 1.2.0: ``rlcard.make("mahjong")`` with its ``RandomAgent`` on every seat,
+  ``env.run(is_training=False)`` per hand (RLCard builds each player's observation on
+  every step).
+
+Output: ``{"hzmj_hands_per_s", "rlcard_hands_per_s", "ratio", ...}`` with ``ratio`` =
+hzmj / RLCard.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+from hzmj.bots.random_bot import RandomBot
+from hzmj.game import Match
+from hzmj.rules import Rules
+
+
+def hzmj_hands_per_s(hands: int, seed: int, *, views: bool) -> float:
+    """Hands per CPU second of four random bots under the default rules."""
+    bots = [RandomBot(seed + i) for i in range(4)]
+    played = 0
+    match_seed = seed
+    start = time.process_time()
+    while played < hands:
+        m = Match(Rules(), match_seed)
+        while not m.over:
+            seat = m.to_move()[0]
+            view = m.view(seat) if views else {}
+            m.apply(bots[seat].choose(view, m.legal_actions(seat)))
+        played += m.hand_no
+        match_seed += 1
+    return played / (time.process_time() - start)
+
+
+def _rlcard_random_agent() -> Any:
+    """RLCard's ``RandomAgent`` class.  ``rlcard.agents/__init__`` shells out to
+    ``pip freeze``, which a uv environment lacks, so its module file is loaded alone."""
+    import rlcard
+
+    path = Path(rlcard.__file__).parent / "agents" / "random_agent.py"
+    spec = importlib.util.spec_from_file_location("rlcard_random_agent", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.RandomAgent
+
+
+def rlcard_hands_per_s(hands: int, seed: int) -> float:
+    """Hands per CPU second of RLCard's mahjong with four random agents."""
+    import numpy as np
+    import rlcard
+
+    np.random.seed(seed)  # RandomAgent draws from numpy's global generator
+    env = rlcard.make("mahjong")
+    agent = _rlcard_random_agent()
+    env.set_agents([agent(num_actions=env.num_actions) for _ in range(env.num_players)])
+    start = time.process_time()
+    for _ in range(hands):
+        env.run(is_training=False)
+    return hands / (time.process_time() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--hands", type=int, default=2000, help="hzmj hands to play")
+    parser.add_argument("--rlcard-hands", type=int, default=100, help="RLCard hands to play")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    random.seed(args.seed)
+    hzmj_hands_per_s(200, args.seed + 10_000, views=False)  # warm the hand-analysis memo
+    ours = hzmj_hands_per_s(args.hands, args.seed, views=False)
+    ours_viewed = hzmj_hands_per_s(args.hands // 4, args.seed, views=True)
+    theirs = rlcard_hands_per_s(args.rlcard_hands, args.seed)
+    result = {
+        "hzmj_hands_per_s": round(ours, 1),
+        "rlcard_hands_per_s": round(theirs, 1),
+        "ratio": round(ours / theirs, 2),
+        "hzmj_hands_per_s_with_views": round(ours_viewed, 1),
+        "hzmj_hands": args.hands,
+        "rlcard_hands": args.rlcard_hands,
+    }
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for key, value in result.items():
+            print(f"{key:>30}: {value}")
+
+
+if __name__ == "__main__":
+    main()
