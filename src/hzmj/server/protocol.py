@@ -189,3 +189,9 @@ def protocol_schema() -> Json:
         "title": "hzmj table server protocol",
         "$defs": dict(sorted(defs.items())),
     }
+
+
+if __name__ == "__main__":  # python -m hzmj.server.protocol > docs/protocol.schema.json
+    import json
+
+    print(json.dumps(protocol_schema(), indent=2, ensure_ascii=False))

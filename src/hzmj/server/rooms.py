@@ -408,10 +408,13 @@ class Room:
         if not 0 <= seat < len(self.seats):
             raise RoomError(422, f"no seat {seat} at a {len(self.seats)}-player table")
         s = self.seats[seat]
-        if s.taken and s.bot is None:
+        if s.taken and s.bot is None and seat != self.owner:
             raise RoomError(409, f"seat {seat} is taken by a player")
         self.bots[seat] = get_bot(bot, self.seed + seat)  # UnknownBotError → 422
-        s.name, s.bot, s.token_hash = f"{bot} bot", bot, None
+        # the owner may hand their own seat to a bot and keep their token to run the room
+        s.name, s.bot = f"{bot} bot", bot
+        if seat != self.owner:
+            s.token_hash = None
         await self.store.save_seat(self.id, s.stored())
         self._broadcast_room()
 

@@ -1,0 +1,152 @@
+"""The HTTP API in-process (FastAPI's TestClient): rooms, seats, owners, bots, start,
+records, the browser pages, and the protocol schema kept in docs/."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from hzmj.server.app import create_app
+from hzmj.server.config import ServerConfig, database_url
+from hzmj.server.protocol import protocol_schema
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    web = tmp_path / "web"
+    web.mkdir()
+    (web / "index.html").write_text("<h1>hzmj</h1>")
+    (web / "app.js").write_text("// js")
+    cfg = ServerConfig(db=str(tmp_path / "api.db"), bot_delay=0, hand_pause=0,
+                       web_dir=str(web))
+    with TestClient(create_app(cfg)) as c:
+        yield c
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def test_health(client: TestClient) -> None:
+    assert client.get("/api/health").json() == {"ok": True}
+
+
+@pytest.mark.parametrize("rules, option", [
+    ({"cap": 63}, "cap"),
+    ({"players": 5}, "players"),
+    ({"drop_bamboo": True}, "drop_bamboo"),
+    ({"colour": "red"}, "colour"),
+])
+def test_invalid_options_are_422_naming_the_option(client: TestClient, rules: dict[str, object],
+                                                   option: str) -> None:
+    r = client.post("/api/rooms", json={"rules": rules, "name": "x"})
+    assert r.status_code == 422
+    assert r.json()["option"] == option and option in r.json()["detail"]
+
+
+def test_room_lifecycle(client: TestClient) -> None:
+    room = client.post("/api/rooms", json={"rules": {"players": 3, "cap": 64},
+                                           "name": "three"}).json()["room_id"]
+    listed = client.get("/api/rooms").json()["rooms"]
+    mine = next(r for r in listed if r["room_id"] == room)
+    assert mine["rules"]["cap"] == 64 and mine["free_seats"] == [0, 1, 2]
+    owner = client.post(f"/api/rooms/{room}/seats", json={"name": "ann"}).json()
+    assert owner["seat"] == 0 and len(owner["token"]) >= 32
+    guest = client.post(f"/api/rooms/{room}/seats", json={"name": "bob", "seat": 2}).json()
+    assert guest["seat"] == 2
+    r = client.post(f"/api/rooms/{room}/seats", json={"name": "cat", "seat": 2})
+    assert r.status_code == 409
+    # only the owner adds bots and starts
+    r = client.post(f"/api/rooms/{room}/bots", json={"seat": 1, "bot": "efficiency"})
+    assert r.status_code == 401
+    r = client.post(f"/api/rooms/{room}/bots", json={"seat": 1}, headers=bearer(guest["token"]))
+    assert r.status_code == 403
+    r = client.post(f"/api/rooms/{room}/bots", json={"seat": 1, "bot": "nonsense"},
+                    headers=bearer(owner["token"]))
+    assert r.status_code == 422 and "nonsense" in r.json()["detail"]
+    r = client.post(f"/api/rooms/{room}/start", headers=bearer(owner["token"]))
+    assert r.status_code == 409 and "[1]" in r.json()["detail"]
+    r = client.post(f"/api/rooms/{room}/bots", json={"seat": 2},
+                    headers=bearer(owner["token"]))
+    assert r.status_code == 409  # a player sits there
+    r = client.post(f"/api/rooms/{room}/bots", json={"seat": 1, "bot": "random"},
+                    headers=bearer(owner["token"]))
+    assert r.json() == {"seat": 1, "bot": "random"}
+    info = client.get(f"/api/rooms/{room}").json()
+    assert [s["name"] for s in info["seats"]] == ["ann", "random bot", "bob"]
+    assert info["seats"][0]["owner"] and not info["seats"][2]["owner"]
+    assert "token" not in json.dumps(info)
+    assert client.get(f"/api/matches/{room}/record").status_code == 409
+    r = client.post(f"/api/rooms/{room}/start", headers=bearer(guest["token"]))
+    assert r.status_code == 403
+    r = client.post(f"/api/rooms/{room}/start", headers=bearer(owner["token"]))
+    assert r.json() == {"ok": True, "state_id": 0}
+    assert client.get(f"/api/rooms/{room}").json()["status"] == "running"
+    assert room not in [r["room_id"] for r in client.get("/api/rooms").json()["rooms"]]
+    assert room in [r["room_id"] for r in client.get("/api/rooms?all=true").json()["rooms"]]
+    assert client.post(f"/api/rooms/{room}/seats", json={"name": "late"}).status_code == 409
+    assert client.get("/api/rooms/nope").status_code == 404
+
+
+def test_leaving_before_the_start_frees_the_seat_and_passes_ownership(
+        client: TestClient) -> None:
+    room = client.post("/api/rooms", json={"rules": {"players": 2}}).json()["room_id"]
+    a = client.post(f"/api/rooms/{room}/seats", json={"name": "a"}).json()
+    b = client.post(f"/api/rooms/{room}/seats", json={"name": "b"}).json()
+    r = client.post(f"/api/rooms/{room}/leave", headers=bearer(a["token"]))
+    assert r.json() == {"ok": True, "escaped": False}
+    info = client.get(f"/api/rooms/{room}").json()
+    assert info["free_seats"] == [0] and info["seats"][1]["owner"]
+    assert client.post(f"/api/rooms/{room}/leave", headers=bearer(a["token"])).status_code == 401
+    r = client.post(f"/api/rooms/{room}/bots", json={"seat": 0}, headers=bearer(b["token"]))
+    assert r.status_code == 200
+
+
+def test_all_bot_room_plays_to_the_end_and_keeps_its_record(client: TestClient) -> None:
+    room = client.post("/api/rooms", json={"rules": {"players": 2}, "seed": 9}).json()["room_id"]
+    owner = client.post(f"/api/rooms/{room}/seats", json={"name": "a"}).json()
+    for seat in (1, 0):  # the owner hands their own seat to a bot too
+        client.post(f"/api/rooms/{room}/bots", json={"seat": seat, "bot": "random"},
+                    headers=bearer(owner["token"]))
+    client.post(f"/api/rooms/{room}/start", headers=bearer(owner["token"]))
+    with client.websocket_connect(f"/ws/rooms/{room}") as ws:
+        while True:
+            msg = ws.receive_json()
+            if msg["type"] == "event" and msg["event"]["type"] == "match_end":
+                break
+    record = client.get(f"/api/matches/{room}/record").json()
+    assert record["over"] and record["seed"] == 9
+
+
+def test_websocket_to_unknown_room_closes_with_reason(client: TestClient) -> None:
+    from starlette.websockets import WebSocketDisconnect
+
+    with client.websocket_connect("/ws/rooms/nope") as ws, \
+            pytest.raises(WebSocketDisconnect) as info:
+        ws.receive_json()
+    assert info.value.code == 4404
+
+
+def test_browser_pages(client: TestClient) -> None:
+    assert client.get("/").text == "<h1>hzmj</h1>"
+    assert client.get("/room/abc").text == "<h1>hzmj</h1>"
+    assert client.get("/static/app.js").text == "// js"
+    assert client.get("/replay/abc").status_code == 404  # not installed: no crash
+    assert client.get("/static/missing.js").status_code == 404
+
+
+def test_database_urls() -> None:
+    assert database_url("x.db").startswith("sqlite+aiosqlite:////")
+    assert database_url("postgresql://u:p@h/db") == "postgresql+asyncpg://u:p@h/db"
+    assert database_url("sqlite:///a.db") == "sqlite+aiosqlite:///a.db"
+
+
+def test_schema_in_docs_is_current() -> None:
+    stored = json.loads((DOCS / "protocol.schema.json").read_text())
+    assert stored == protocol_schema(), "run: uv run python -m hzmj.server.protocol"
