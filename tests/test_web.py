@@ -26,6 +26,7 @@ pytestmark = pytest.mark.skipif(
 sync_api = pytest.importorskip("playwright.sync_api")
 uvicorn = pytest.importorskip("uvicorn")
 
+from hzmj.events import action_from_json  # noqa: E402
 from hzmj.game import Match  # noqa: E402
 from hzmj.rules import Rules  # noqa: E402
 from hzmj.server.app import create_app  # noqa: E402
@@ -74,6 +75,17 @@ def find_seed(want: str, max_steps: int, *, stop_at_pong: bool) -> int:
         if result == want and steps <= max_steps:
             return seed
     raise AssertionError(f"no seed gives {want!r} within {max_steps} actions")
+
+
+def replay_from_record(record: dict[str, Any]) -> dict[str, Any]:
+    """The replay the page asks for: {"rules", "steps": [{"action", "events"}]}, the
+    first step being the deal, events in full (unredacted) form."""
+    m = Match(Rules.from_dict(record["rules"]), record["seed"])
+    steps: list[dict[str, Any]] = [{"action": None, "events": [e.to_json() for e in m.log]}]
+    for raw in record["actions"]:
+        events = m.apply(action_from_json(raw))
+        steps.append({"action": raw, "events": [e.to_json() for e in events]})
+    return {"rules": record["rules"], "steps": steps}
 
 
 # ------------------------------------------------------------------ server and browser
@@ -325,7 +337,11 @@ def test_auto_play_to_the_final_table_then_the_replay(fast_server: _Server,
     sync_api.expect(final.locator("tbody tr")).to_have_count(4)
     shot(page, "final.png")
     if not fast_server.has_api("/api/matches/", "/replay"):
-        pytest.skip("the server offers no replay data (GET /api/matches/{id}/replay)")
+        # until the server serves it, answer GET /api/matches/{id}/replay as proposed:
+        # the match rebuilt from its record, with the full events of every step
+        record = page.request.get(f"{fast_server.base}/api/matches/{room_id}/record").json()
+        page.route(f"**/api/matches/{room_id}/replay",
+                   lambda route: route.fulfill(json=replay_from_record(record)))
     page.goto(f"{fast_server.base}/replay/{room_id}")
     page.wait_for_selector(".replay-controls")
     first = page.locator(".step-no").inner_text()
@@ -337,4 +353,5 @@ def test_auto_play_to_the_final_table_then_the_replay(fast_server: _Server,
     page.locator("select.show-hand").select_option("1")
     page.click("button.last")
     sync_api.expect(page.locator(".final-box")).to_be_visible()
+    sync_api.expect(page.locator(".final-box tbody tr")).to_have_count(4)
     shot(page, "replay.png")

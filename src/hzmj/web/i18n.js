@@ -23,6 +23,8 @@ const STRINGS = {
   add_bot: ["加机器人", "Add bot"],
   start: ["开始", "Start"],
   leave: ["离开", "Leave"],
+  leave_confirm: ["比赛进行中：离开后由机器人托管；三连庄时按逃跑扣分。确定离开？",
+    "The match is running: a bot will play your seat, and at dealer level 3 leaving costs the escape penalty. Leave?"],
   share: ["分享链接", "Share link"],
   copied: ["已复制", "Copied"],
   owner: ["房主", "owner"],

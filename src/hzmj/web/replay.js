@@ -67,11 +67,11 @@ function controls() {
     ...Array.from({ length: seats }, (_, i) => [String(i), seatName(state.names, i)])]
     .map(([v, label]) => h("option", { value: v, selected: v === state.show ? true : null }, label)));
   return h("div.replay-controls", {},
-    h("button.first", { onclick: () => go(0), title: t("first") }, "⏮"),
+    h("button.first", { onclick: () => go(0), title: t("first") }, "«"),
     h("button.prev", { onclick: () => go(state.index - 1), title: t("prev") }, "◀"),
     h("span.step-no", {}, `${t("step")} ${state.index + 1} / ${n}`),
     h("button.next", { onclick: () => go(state.index + 1), title: t("next") }, "▶"),
-    h("button.last", { onclick: () => go(n - 1), title: t("last") }, "⏭"),
+    h("button.last", { onclick: () => go(n - 1), title: t("last") }, "»"),
     h("input.scrub", { type: "range", min: 0, max: Math.max(0, n - 1), value: state.index,
       "aria-label": t("step"), oninput: (e) => go(Number(e.target.value)) }),
     jump, h("label", {}, `${t("show_hand")} `, show));

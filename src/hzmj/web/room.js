@@ -275,6 +275,8 @@ export class RoomPage {
   }
 
   async leave() {
+    // RULES §8.5: leaving a running match at dealer level 3 costs the escape penalty
+    if (this.board && !this.board.over && !window.confirm(t("leave_confirm"))) return;
     try {
       await api("POST", `/api/rooms/${this.roomId}/leave`, {}, this.token);
     } catch (e) {
@@ -389,7 +391,8 @@ export class RoomPage {
       seated ? h("label.auto", {}, h("input", { type: "checkbox", checked: this.autoOn || null,
         onchange: () => this.toggleAuto() }), ` ${t("auto")}`) : h("span.spectating", {}, t("spectating")),
       seated ? h("button.suggest", { onclick: () => this.showSuggestion(),
-        disabled: this.prompt ? null : true }, t("hint")) : null,
+        title: this.hintsAvailable ? null : t("no_hints"),
+        disabled: this.prompt && this.hintsAvailable ? null : true }, t("hint")) : null,
       this.suggestion ? h("span.suggestion", {}, `${t("suggest")}: ${describe(this.suggestion)}`) : null,
       b.over ? h("a", { href: `/replay/${this.roomId}` }, t("replay")) : null,
       seated ? h("button.leave", { onclick: () => this.leave() }, t("leave")) : null);
