@@ -67,7 +67,9 @@ def _rank(action: Action) -> int:
     return _RANK_PASS
 
 
-_NAMES: Final = tuple(tile_name(t) for t in range(NUM_KINDS))
+TILE_NAMES: Final = tuple(tile_name(t) for t in range(NUM_KINDS))
+"""``tile_name`` of every kind, by kind (a fast lookup for events and views)."""
+_NAMES: Final = TILE_NAMES
 
 # Actions are immutable values: the engine offers these shared instances instead of
 # building new ones on every turn (drivers may still pass equal new instances).
@@ -178,6 +180,8 @@ class Match:
         Raises :class:`IllegalActionError` naming why, leaving the state untouched, for an
         action of a seat that is not to move, or one not offered by :meth:`legal_actions`.
         """
+        if not isinstance(action, Action):
+            raise IllegalActionError(f"not an action: {action!r}")
         if self.over:
             raise IllegalActionError("the match is over")
         if not (0 <= action.seat < self.n):
@@ -190,7 +194,8 @@ class Match:
             self._escape(action.seat)
         else:
             legal = self._legal(action.seat)
-            if action not in legal:
+            # offered instances match by identity; equal new ones by value
+            if not any(a is action for a in legal) and action not in legal:
                 raise IllegalActionError(self._why_illegal(action, legal))
             self.actions.append(action)
             if self.phase == "turn":
@@ -536,8 +541,10 @@ class Match:
                 acts.append(_PONGS[seat])
                 if same >= 3 and self.live_count >= 2:  # RULES §6.4
                     acts.append(Kong(seat, t, "exposed"))
-            if seat == chower and t_nat is not None and self._tan_allowed(seat, discarder, True):
-                acts.extend(Chow(seat, pair) for pair in self._chow_pairs(st.concealed, t_nat))
+            if seat == chower and t_nat is not None:
+                pairs = self._chow_pairs(st.concealed, t_nat)
+                if pairs and self._tan_allowed(seat, discarder, True):
+                    acts += [Chow(seat, pair) for pair in pairs]
             if acts:
                 acts.append(_PASSES[seat])
                 options[seat] = acts

@@ -6,14 +6,15 @@ of the table from :func:`build_view`; nothing else reads a seat's concealed tile
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from hzmj.tiles import tile_name
+from hzmj.game import DEAD_WALL
+from hzmj.game import TILE_NAMES as NAMES
+from hzmj.rules import Rules
 
 if TYPE_CHECKING:
     from hzmj.game import Match
-
-_DEAD_WALL = 20
 
 
 def build_view(match: Match, seat: int | None) -> dict[str, Any]:
@@ -35,9 +36,9 @@ def build_view(match: Match, seat: int | None) -> dict[str, Any]:
             hidden = idx in st.hidden_kongs and i != seat
             melds.append({
                 "type": m.kind.value,
-                "tiles": None if hidden else [tile_name(t) for t in m.physical_tiles],
+                "tiles": None if hidden else [NAMES[t] for t in m.physical_tiles],
                 "from": m.source,
-                "claimed": tile_name(m.claimed) if m.claimed is not None else None,
+                "claimed": NAMES[m.claimed] if m.claimed is not None else None,
             })
         players.append({
             "seat": i,
@@ -45,14 +46,14 @@ def build_view(match: Match, seat: int | None) -> dict[str, Any]:
             "dealer": i == match.dealer,
             "concealed_count": len(st.concealed),
             "melds": melds,
-            "discards": [{"tile": tile_name(t), "claimed_by": by} for t, by in st.discards],
+            "discards": [{"tile": NAMES[t], "claimed_by": by} for t, by in st.discards],
             "chain": list(st.chain),
             "auto": st.auto,
         })
     own = match.seats[seat] if seat is not None else None
     claim = None
     if match.phase == "claim" and match.claim_tile is not None:
-        claim = {"tile": tile_name(match.claim_tile), "from": match.claim_from}
+        claim = {"tile": NAMES[match.claim_tile], "from": match.claim_from}
     return {
         "seat": seat,
         "hand_no": match.hand_no,
@@ -60,23 +61,23 @@ def build_view(match: Match, seat: int | None) -> dict[str, Any]:
         "dealer": match.dealer,
         "level": match.level,
         "dice": list(match.dice),
-        "caishen": tile_name(match.caishen),
-        "indicator": tile_name(match.indicator) if match.indicator is not None else None,
+        "caishen": NAMES[match.caishen],
+        "indicator": NAMES[match.indicator] if match.indicator is not None else None,
         "live": match.live_count,
-        "dead": _DEAD_WALL,
+        "dead": DEAD_WALL,
         "turn": match.turn,
         "phase": "over" if match.over else match.phase,
         "lock": match.lock,
         "claim": claim,
         "players": players,
-        "hand": [tile_name(t) for t in sorted(own.concealed)] if own else None,
-        "last_draw": (tile_name(match.last_draw) if own is not None and match.turn == seat
+        "hand": [NAMES[t] for t in sorted(own.concealed)] if own else None,
+        "last_draw": (NAMES[match.last_draw] if own is not None and match.turn == seat
                       and match.phase == "turn" and match.last_draw is not None else None),
         "legal_actions": ([a.to_json() for a in match.legal_actions(seat)]
                           if seat is not None else []),
         "to_move": _to_move_seen_by(match, seat),
         "over": match.over,
-        "rules": match.rules.to_dict(),
+        "rules": dict(_rules_dict(match.rules)),
     }
 
 
@@ -88,3 +89,8 @@ def _to_move_seen_by(match: Match, seat: int | None) -> list[int]:
     if match.phase == "claim":
         return [seat] if seat in to_move else []
     return to_move
+
+
+@lru_cache(maxsize=16)
+def _rules_dict(rules: Rules) -> dict[str, Any]:
+    return rules.to_dict()
