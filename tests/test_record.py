@@ -1,0 +1,75 @@
+"""Records (seed + action log) and replay: round trips, tampering and bad input."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from hzmj.events import Escape
+from hzmj.game import Match
+from hzmj.record import RECORD_FORMAT, RECORD_VERSION, RecordError, replay, verify
+from hzmj.rules import Rules
+
+
+def played(rules: Rules, seed: int, steps: int | None = None) -> Match:
+    m = Match(rules, seed)
+    rng = random.Random(seed)
+    count = 0
+    while not m.over and (steps is None or count < steps):
+        legal = m.legal_actions(m.to_move()[0])
+        m.apply(legal[rng.randrange(len(legal))])
+        count += 1
+    return m
+
+
+def test_record_fields_and_json_round_trip() -> None:
+    m = played(Rules(players=3, hands=8), 4)
+    record = m.record()
+    assert record["format"] == RECORD_FORMAT and record["version"] == RECORD_VERSION
+    assert record["seed"] == 4 and record["rules"] == Rules(players=3).to_dict()
+    assert record["over"] is True and len(record["hands"]) == m.hand_no == 8
+    assert record["points"] == m.points() and sum(record["points"]) == 0
+    text = json.dumps(record, ensure_ascii=False)
+    assert verify(json.loads(text)) == []
+    assert replay(json.loads(text)).record() == record
+
+
+def test_unfinished_match_with_an_escape_replays() -> None:
+    m = Match(Rules(dealer_start_level=3), 8)
+    m.apply(Escape(1))
+    rng = random.Random(1)
+    for _ in range(150):
+        legal = m.legal_actions(m.to_move()[0])
+        m.apply(legal[rng.randrange(len(legal))])
+    again = replay(m.record())
+    assert again.record() == m.record() and again.is_auto(1) and not again.over
+    assert [again.view(s) for s in range(4)] == [m.view(s) for s in range(4)]
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("points", [1, 2, 3, -6]),
+    ("events_digest", "0" * 64),
+    ("over", False),
+])
+def test_verify_reports_tampered_fields(key: str, value: object) -> None:
+    record = played(Rules(), 2).record()
+    record[key] = value
+    problems = verify(record)
+    assert len(problems) == 1 and problems[0].startswith(key)
+
+
+def test_replay_rejects_bad_records() -> None:
+    record = played(Rules(), 3, steps=40).record()
+    with pytest.raises(RecordError):
+        replay({**record, "format": "other"})
+    with pytest.raises(RecordError):
+        replay({**record, "version": 99})
+    with pytest.raises(RecordError, match="lacks"):
+        replay({k: v for k, v in record.items() if k != "actions"})
+    bad = [*record["actions"][:5], {"type": "pong", "seat": 0}, *record["actions"][5:]]
+    with pytest.raises(RecordError, match="action 5"):
+        replay({**record, "actions": bad})
+    with pytest.raises(RecordError):
+        replay({**record, "actions": [{"type": "fly", "seat": 0}]})
