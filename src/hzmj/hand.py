@@ -16,10 +16,14 @@ Method
 ------
 Each suit (and the honours, which have no sequences) is keyed by its count vector.  For a
 key, a memoised table entry holds, for ``s`` sets (0–4) and with/without a pair, the most
-tiles of that group that can be kept in partial sets, and the fewest wildcards needed to
-turn *all* of its tiles into complete sets (±pair).  Entries are computed on first use
-(a few microseconds each; about ten thousand keys cover ordinary play), so importing the
-module costs nothing and every later lookup is one dict access.
+tiles of that group that can be kept in partial sets (for shanten), and the fewest
+wildcards needed to turn *all* of its tiles into complete sets, without and with the pair
+(for the win test); plus its pair and odd-kind counts (seven pairs) and, once the waits
+ask, bit masks of the tiles whose addition completes it.  A hand is four lookups and a
+little arithmetic: the win test adds the wildcards needed, shanten takes a max-plus
+product of the kept vectors, the waits OR the masks.  Entries are computed on first use
+(a few microseconds each; some tens of thousands of keys cover ordinary play), so
+importing the module costs nothing and every later lookup is one dict access.
 """
 
 from __future__ import annotations
@@ -31,7 +35,6 @@ from typing import Final, Literal
 from hzmj.tiles import NUM_KINDS, WHITE, Hand, Tile, tile_name
 
 _BIG: Final = 99
-_NEG: Final = -99
 
 Shape = Literal["standard", "seven_pairs"]
 
@@ -71,14 +74,15 @@ def plays_as(t: Tile, caishen: Tile) -> Tile | None:
 # --------------------------------------------------------------------------------------
 # per-group tables
 
-# vector index: s * 2 + p  (s sets 0..4, p pair 0/1)
+# kept vectors are indexed by s = 0..4 (at most s partial sets)
 _Vec = tuple[int, ...]
-_ZERO: Final[_Vec] = (0,) * 10
-_kept_memo: dict[tuple[tuple[int, ...], bool], _Vec] = {}
+_ZERO: Final[_Vec] = (0,) * 5
+_kept_memo: dict[tuple[tuple[int, ...], bool], tuple[_Vec, _Vec]] = {}
 
 
-def _kept(c: tuple[int, ...], honors: bool) -> _Vec:
-    """Most tiles of ``c`` kept in ``s`` partial sets plus an optional partial pair."""
+def _kept(c: tuple[int, ...], honors: bool) -> tuple[_Vec, _Vec]:
+    """Most tiles of ``c`` kept in at most ``s`` partial sets, without and with a partial
+    pair (a partial set is 1–3 tiles of one pong or chow; a partial pair 1–2 tiles)."""
     memo_key = (c, honors)
     hit = _kept_memo.get(memo_key)
     if hit is not None:
@@ -88,9 +92,10 @@ def _kept(c: tuple[int, ...], honors: bool) -> _Vec:
     while i < n and c[i] == 0:
         i += 1
     if i == n:
-        _kept_memo[memo_key] = _ZERO
-        return _ZERO
-    best = list(_kept(_minus(c, (i,)), honors))  # leave one tile i out
+        _kept_memo[memo_key] = (_ZERO, _ZERO)
+        return _ZERO, _ZERO
+    left0, left1 = _kept(_minus(c, (i,)), honors)  # leave one tile i out
+    best0, best1 = list(left0), list(left1)
     options: list[tuple[tuple[int, ...], bool]] = [((i,), False), ((i,), True)]
     if c[i] >= 2:
         options += [((i, i), False), ((i, i), True)]
@@ -104,28 +109,22 @@ def _kept(c: tuple[int, ...], honors: bool) -> _Vec:
         if i + 2 < n and c[i + 2]:
             options.append(((i, i + 2), False))
     for group, is_pair in options:
-        sub = _kept(_minus(c, group), honors)
+        sub0, sub1 = _kept(_minus(c, group), honors)
         k = len(group)
         if is_pair:
             for s in range(5):
-                v = sub[s * 2] + k
-                if v > best[s * 2 + 1]:
-                    best[s * 2 + 1] = v
+                best1[s] = max(best1[s], sub0[s] + k)
         else:
             for s in range(1, 5):
-                for p in (0, 1):
-                    v = sub[(s - 1) * 2 + p] + k
-                    if v > best[s * 2 + p]:
-                        best[s * 2 + p] = v
-    # an empty set / pair keeps nothing: make the vector monotone in s and p
+                best0[s] = max(best0[s], sub0[s - 1] + k)
+                best1[s] = max(best1[s], sub1[s - 1] + k)
+    # an empty set or pair keeps nothing: make both vectors monotone in s and p
     for s in range(5):
         if s:
-            for p in (0, 1):
-                if best[(s - 1) * 2 + p] > best[s * 2 + p]:
-                    best[s * 2 + p] = best[(s - 1) * 2 + p]
-        if best[s * 2] > best[s * 2 + 1]:
-            best[s * 2 + 1] = best[s * 2]
-    out = tuple(best)
+            best0[s] = max(best0[s], best0[s - 1])
+            best1[s] = max(best1[s], best1[s - 1])
+        best1[s] = max(best1[s], best0[s])
+    out = (tuple(best0), tuple(best1))
     _kept_memo[memo_key] = out
     return out
 
@@ -137,69 +136,122 @@ def _minus(c: tuple[int, ...], group: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(lst)
 
 
-# entry: kept vector (10) + wilds needed to complete all tiles without / with the pair
-_Entry = tuple[int, ...]
-_table: dict[tuple[int, ...], _Entry] = {}
-_honor_table: dict[tuple[int, ...], _Entry] = {}
+class _Entry:
+    """Table entry of one group (a suit's 9 counts, or the honours' sorted counts).
+
+    ``k0`` / ``k1``: the kept vectors of :func:`_kept` without / with the pair;
+    ``need0``: fewest wildcards that turn *all* tiles into complete sets (``_BIG`` if
+    impossible); ``dpair``: how many more (possibly fewer) wildcards it needs when this
+    group also holds the pair; ``pairs`` / ``odd``: pairs (a quad is two) and kinds with
+    an odd count, for seven pairs; ``draws``: see :func:`_draw_masks`.
+    """
+
+    __slots__ = ("k0", "k1", "need0", "dpair", "pairs", "odd", "draws")
+
+    def __init__(self, c: tuple[int, ...], honors: bool) -> None:
+        self.k0, self.k1 = _kept(c, honors)
+        n = sum(c)
+        self.need0 = _need(self.k0, n, 0)
+        self.dpair = _need(self.k1, n, 2) - self.need0
+        self.pairs = sum(x >> 1 for x in c)
+        self.odd = sum(x & 1 for x in c)
+        self.draws: tuple[tuple[int, ...], tuple[int, ...]] | None = None
 
 
-def _make_entry(c: tuple[int, ...], honors: bool) -> _Entry:
-    kept = _kept(c, honors)
-    n = sum(c)
-    need = [_BIG, _BIG]
-    for p in (0, 1):
-        for s in range(5):
-            if kept[s * 2 + p] == n and 3 * s + 2 * p >= n:
-                need[p] = 3 * s + 2 * p - n
-                break
-    return kept + (need[0], need[1])
+def _need(kept: _Vec, n: int, pair: int) -> int:
+    for s in range(5):
+        if kept[s] == n and 3 * s + pair >= n:
+            return 3 * s + pair - n
+    return _BIG
 
 
-def _suit_entry(c: tuple[int, ...]) -> _Entry:
-    e = _table.get(c)
-    if e is None:
-        e = _table[c] = _make_entry(c, False)
-    return e
+class _SuitTable(dict[tuple[int, ...], _Entry]):
+    """Suit entries keyed by the suit's 9 counts, computed on first use."""
+
+    def __missing__(self, key: tuple[int, ...]) -> _Entry:
+        e = self[key] = _Entry(key, False)
+        return e
 
 
-def _honor_entry(c: tuple[int, ...]) -> _Entry:
-    # honours are independent kinds: the sorted counts decide everything
-    key = tuple(sorted((x for x in c if x), reverse=True))
-    e = _honor_table.get(key)
-    if e is None:
-        e = _honor_table[key] = _make_entry(key, True)
-    return e
+class _HonorTable(dict[tuple[int, ...], _Entry]):
+    """Honour entries keyed by the 7 honour counts.  Honours are independent kinds, so
+    keys with the same sorted counts share one entry."""
+
+    def __missing__(self, key: tuple[int, ...]) -> _Entry:
+        canon = tuple(sorted((x for x in key if x), reverse=True))
+        e = _honor_canon.get(canon)
+        if e is None:
+            e = _honor_canon[canon] = _Entry(canon, True)
+        self[key] = e
+        return e
+
+
+_suits: Final = _SuitTable()
+_honors: Final = _HonorTable()
+_honor_canon: dict[tuple[int, ...], _Entry] = {}
+_EMPTY: Final = _suits[(0,) * 9]
 
 
 def _entries(counts: Sequence[int]) -> tuple[_Entry, _Entry, _Entry, _Entry]:
-    return (
-        _suit_entry(tuple(counts[0:9])),
-        _suit_entry(tuple(counts[9:18])),
-        _suit_entry(tuple(counts[18:27])),
-        _honor_entry(tuple(counts[27:34])),
-    )
+    t = tuple(counts)
+    return _suits[t[0:9]], _suits[t[9:18]], _suits[t[18:27]], _honors[t[27:34]]
 
 
 def _wilds_to_complete(entries: Sequence[_Entry]) -> int:
-    """Fewest wildcards that complete every natural tile into sets plus one pair."""
-    total = 0
-    for e in entries:
-        total += e[10]
-    best = total + 2  # the pair made of two wildcards
-    for e in entries:
-        v = total - e[10] + e[11]
-        if v < best:
-            best = v
-    return best
+    """Fewest wildcards that complete every natural tile into sets plus one pair (the
+    pair in one group, or made of two wildcards)."""
+    m, p, s, h = entries
+    return (m.need0 + p.need0 + s.need0 + h.need0
+            + min(2, m.dpair, p.dpair, s.dpair, h.dpair))
 
 
 def _wilds_for_sets(entries: Sequence[_Entry]) -> int:
     """Fewest wildcards that complete every natural tile into sets (no pair)."""
-    return entries[0][10] + entries[1][10] + entries[2][10] + entries[3][10]
+    m, p, s, h = entries
+    return m.need0 + p.need0 + s.need0 + h.need0
 
 
 def _odd_kinds(counts: Sequence[int]) -> int:
-    return sum(1 for x in counts if x & 1)
+    # natural counts never exceed 4 (RULES §1.1; stand-ins are the 4 white dragons)
+    return counts.count(1) + counts.count(3)
+
+
+_MAX_NEED: Final = 14  # no finite need exceeds a hand's 14 tiles
+
+
+def _draw_masks(e: _Entry, c: tuple[int, ...],
+                honors: bool) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """For the waits: ``(by_need0, by_need1)``, where ``by_need0[t]`` is the bit mask of
+    the tiles whose addition leaves the group needing at most ``t`` wildcards for sets
+    only, and ``by_need1[t]`` the same with the pair.  Bits are ranks for a suit and, for
+    the honours (whose entry is shared by all kinds), the count the kind already holds.
+    Filled on first use."""
+    if e.draws is None:
+        after: list[tuple[int, int]] = []  # (need0, need1) after adding, per bit
+        if honors:
+            held = sorted((x for x in c if x), reverse=True)
+            for x in range(5):
+                if x == 4 or (x and x not in held) or (not x and len(held) == 7):
+                    after.append((_BIG, _BIG))  # no such kind to add to
+                    continue
+                more = held + [1] if x == 0 else list(held)
+                if x:
+                    more[more.index(x)] += 1
+                f = _honors[tuple(more + [0] * (7 - len(more)))]
+                after.append((f.need0, f.need0 + f.dpair))
+        else:
+            for r in range(9):
+                if c[r] >= 4:
+                    after.append((_BIG, _BIG))  # no fifth natural tile
+                    continue
+                f = _suits[c[:r] + (c[r] + 1,) + c[r + 1:]]
+                after.append((f.need0, f.need0 + f.dpair))
+        by0 = tuple(sum(1 << b for b, (n0, _) in enumerate(after) if n0 <= t)
+                    for t in range(_MAX_NEED + 1))
+        by1 = tuple(sum(1 << b for b, (_, n1) in enumerate(after) if n1 <= t)
+                    for t in range(_MAX_NEED + 1))
+        e.draws = (by0, by1)
+    return e.draws
 
 
 # --------------------------------------------------------------------------------------
@@ -222,7 +274,13 @@ def is_seven_pairs_win(counts: Sequence[int], wilds: int = 0) -> bool:
 
 def is_win_counts(counts: Sequence[int], wilds: int = 0) -> bool:
     """Either winning shape for a concealed part given as ``(counts, wilds)``."""
-    return is_standard_win(counts, wilds) or is_seven_pairs_win(counts, wilds)
+    # the hot path of the engine and the bots: written out rather than composed
+    t = tuple(counts)
+    m, p, s, h = _suits[t[0:9]], _suits[t[9:18]], _suits[t[18:27]], _honors[t[27:34]]
+    if (m.need0 + p.need0 + s.need0 + h.need0
+            + min(2, m.dpair, p.dpair, s.dpair, h.dpair)) <= wilds:
+        return True
+    return m.odd + p.odd + s.odd + h.odd <= wilds and sum(counts) + wilds == 14
 
 
 def _complete_sets_only(counts: Sequence[int], wilds: int) -> bool:
@@ -242,56 +300,49 @@ def shanten_counts(counts: Sequence[int], wilds: int = 0, melds: int = 0) -> int
     declared sets: −1 = complete, 0 = ready (听牌), n = n tile exchanges from ready.
 
     Works for 13- and 14-tile hands (counting kongs as 3); takes the better of the
-    standard shape and, with no melds, seven pairs.
+    standard shape and, with no melds, seven pairs.  Like every shanten count it assumes
+    a needed tile can still be drawn (a fifth copy only ever comes as a 财神).
     """
-    return min(_standard_shanten(counts, wilds, melds),
-               _seven_pairs_shanten(counts, wilds) if melds == 0 else _BIG)
-
-
-def _standard_shanten(counts: Sequence[int], wilds: int, melds: int) -> int:
+    t = tuple(counts)
+    m, p, s, h = _suits[t[0:9]], _suits[t[9:18]], _suits[t[18:27]], _honors[t[27:34]]
     sets = 4 - melds
-    entries = _entries(counts)
-    # max-plus combination of the four kept vectors, capped at `sets` sets
-    acc0 = [0] * (sets + 1)
-    acc1 = [0] * (sets + 1)
-    first = True
-    for e in entries:
-        if e[0] == e[1] == e[8] == e[9] == 0 and not first:
-            continue
-        if first:
-            acc0 = [e[s * 2] for s in range(sets + 1)]
-            acc1 = [e[s * 2 + 1] for s in range(sets + 1)]
-            first = False
-            continue
-        n0 = [_NEG] * (sets + 1)
-        n1 = [_NEG] * (sets + 1)
-        for a in range(sets + 1):
-            a0 = acc0[a]
-            a1 = acc1[a]
-            for b in range(sets + 1 - a):
-                b0 = e[b * 2]
-                b1 = e[b * 2 + 1]
-                s = a + b
-                if a0 + b0 > n0[s]:
-                    n0[s] = a0 + b0
-                v = a1 + b0 if a1 + b0 > a0 + b1 else a0 + b1
-                if v > n1[s]:
-                    n1[s] = v
-        acc0, acc1 = n0, n1
-    kept = acc1[sets]
-    return 3 * sets + 2 - wilds - kept - 1
+    a0, a1 = _combine(m.k0, m.k1, p) if p is not _EMPTY else (m.k0, m.k1)
+    b0, b1 = _combine(s.k0, s.k1, h) if h is not _EMPTY else (s.k0, s.k1)
+    if sets == 4:
+        kept = max(a1[0] + b0[4], a1[1] + b0[3], a1[2] + b0[2], a1[3] + b0[1], a1[4],
+                   b1[4], a0[1] + b1[3], a0[2] + b1[2], a0[3] + b1[1], a0[4] + b1[0])
+    else:
+        kept = max(max(a1[i] + b0[sets - i], a0[i] + b1[sets - i]) for i in range(sets + 1))
+    standard = 3 * sets + 1 - wilds - kept
+    if melds:
+        return standard
+    # seven pairs (RULES §7.2): pairs, then singles that a draw or a 财神 would pair
+    pairs = m.pairs + p.pairs + s.pairs + h.pairs
+    if pairs > 7:
+        pairs = 7
+    singles = m.odd + p.odd + s.odd + h.odd
+    if singles > 7 - pairs:
+        singles = 7 - pairs
+    seven = 13 - wilds - 2 * pairs - singles
+    return seven if seven < standard else standard
 
 
-def _seven_pairs_shanten(counts: Sequence[int], wilds: int) -> int:
-    pairs = 0
-    singles = 0
-    for x in counts:
-        if x:
-            pairs += x >> 1
-            singles += x & 1
-    pairs = min(pairs, 7)
-    kept = 2 * pairs + min(singles, 7 - pairs)
-    return 14 - wilds - kept - 1
+def _combine(a0: _Vec, a1: _Vec, b: _Entry) -> tuple[_Vec, _Vec]:
+    """Max-plus product of two groups' kept vectors: the sets are shared out between
+    them, and at most one of them holds the pair.  Unrolled: this is the hot loop."""
+    _, x1, x2, x3, x4 = a0
+    y0, y1, y2, y3, y4 = a1
+    _, u1, u2, u3, u4 = b.k0
+    v0, v1, v2, v3, v4 = b.k1
+    return (
+        (0, max(x1, u1), max(x2, x1 + u1, u2), max(x3, x2 + u1, x1 + u2, u3),
+         max(x4, x3 + u1, x2 + u2, x1 + u3, u4)),
+        (max(y0, v0),
+         max(y1, y0 + u1, x1 + v0, v1),
+         max(y2, y1 + u1, y0 + u2, x2 + v0, x1 + v1, v2),
+         max(y3, y2 + u1, y1 + u2, y0 + u3, x3 + v0, x2 + v1, x1 + v2, v3),
+         max(y4, y3 + u1, y2 + u2, y1 + u3, y0 + u4, x4 + v0, x3 + v1, x2 + v2, x1 + v3, v4)),
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -386,36 +437,61 @@ def waits(
 
 
 def _winning_draws(
-    counts: list[int], wilds: int, melds: int, caishen: Tile, own: Sequence[int]
+    counts: Sequence[int], wilds: int, melds: int, caishen: Tile, own: Sequence[int]
 ) -> list[Tile]:
-    # the 13-tile part must already be one tile from complete: cheap rejection
-    if shanten_counts(counts, wilds, melds) != 0:
-        return []
-    if _baotou_rest(counts, wilds - 1, melds):
-        return [k for k in range(NUM_KINDS) if own[k] < 4]
-    seven = melds == 0
-    entries = list(_entries(counts))
+    """Kinds whose draw completes the 13-tile part ``(counts, wilds)``, in tile order; a
+    kind of which ``own`` (the player's physical tiles) holds four cannot be drawn."""
+    m, p, s, h = _entries(counts)
+    total = m.need0 + p.need0 + s.need0 + h.need0
+    dm, dp, ds, dh = m.dpair, p.dpair, s.dpair, h.dpair
+    # a drawn natural tile wins when its group, with it, and the other three groups
+    # need at most `wilds`, the pair lying in its group, in another, or in two 财神
+    wins = 0  # bit mask by the natural kind drawn
+    for base, e, others in ((0, m, min(2, dp, ds, dh)), (9, p, min(2, dm, ds, dh)),
+                            (18, s, min(2, dm, dp, dh))):
+        wins |= _group_wins(e, tuple(counts[base:base + 9]), False,
+                            wilds - total + e.need0, others) << base
+    held = _group_wins(h, tuple(counts[27:34]), True, wilds - total + h.need0,
+                       min(2, dm, dp, ds))  # by the count the kind already holds
+    for k in range(27, NUM_KINDS):
+        if held >> counts[k] & 1:
+            wins |= 1 << k
+    wild_wins = total + min(2, dm, dp, ds, dh) <= wilds + 1  # a 财神 fills any gap
+    if melds == 0:  # seven pairs: a drawn tile pairs a single, or a 财神 pairs one
+        odd = m.odd + p.odd + s.odd + h.odd
+        wild_wins = wild_wins or odd <= wilds + 1
+        if odd + 1 <= wilds:
+            wins = (1 << NUM_KINDS) - 1
+        elif odd - 1 <= wilds:
+            wins |= sum(1 << k for k in range(NUM_KINDS) if counts[k] & 1)
+    # the 财神 kind is drawn as a wildcard; a white dragon plays as it (RULES §5.2)
+    white_wins = caishen != WHITE and wins >> caishen & 1
+    wins &= ~(1 << caishen | 1 << WHITE)
+    if wild_wins:
+        wins |= 1 << caishen
+    if white_wins:
+        wins |= 1 << WHITE
     out = []
-    for k in range(NUM_KINDS):
-        if own[k] >= 4:
-            continue
-        if k == caishen:
-            out.append(k)  # a drawn 财神 fills the one missing tile
-            continue
-        nat = caishen if k == WHITE else k
-        if counts[nat] >= 4:
-            continue
-        g = nat // 9
-        counts[nat] += 1
-        changed = list(entries)
-        changed[g] = (_honor_entry(tuple(counts[27:34])) if g == 3
-                      else _suit_entry(tuple(counts[g * 9:g * 9 + 9])))
-        win = _wilds_to_complete(changed) <= wilds or (
-            seven and _odd_kinds(counts) <= wilds and sum(counts) + wilds == 14)
-        counts[nat] -= 1
-        if win:
+    while wins:
+        low = wins & -wins
+        k = low.bit_length() - 1
+        if own[k] < 4:
             out.append(k)
+        wins ^= low
     return out
+
+
+def _group_wins(e: _Entry, c: tuple[int, ...], honors: bool, budget: int, others: int) -> int:
+    """Mask (as in :func:`_draw_masks`) of the tiles whose addition to group ``c`` lets
+    it use at most ``budget`` wildcards, given ``others``: the fewest extra wildcards the
+    pair costs outside this group (negative when another group gains by holding it)."""
+    by0, by1 = _draw_masks(e, c, honors)
+    mask = 0
+    if budget - others >= 0:
+        mask |= by0[min(budget - others, _MAX_NEED)]
+    if budget >= 0:
+        mask |= by1[min(budget, _MAX_NEED)]
+    return mask
 
 
 @dataclass(frozen=True, slots=True)
@@ -453,7 +529,7 @@ def discard_options(
             c2, w2 = counts, wilds - 1
         else:
             c2 = list(counts)
-            c2[plays_as(d, caishen) or 0] -= 1
+            c2[caishen if d == WHITE else d] -= 1
             w2 = wilds
         own[d] -= 1
         base = shanten_counts(c2, w2, melds)
@@ -524,30 +600,50 @@ class Reading:
 
 
 def readings(hand: Hand, win_tile: Tile, caishen: Tile = WHITE) -> list[Reading]:
-    """Every distinct winning reading of ``hand`` (13 tiles) plus ``win_tile``.
+    """The winning readings of ``hand`` (13 tiles) plus ``win_tile``.
 
     Empty when the 14 tiles do not win.  Readings differ in their groups (including which
-    kind each 财神 stands for); each is marked 爆头 or not (RULES §7.3).  ``ValueError``
-    unless ``hand`` has 13 tiles.
+    kind each 财神 stands for); each is marked 爆头 or not (RULES §7.3).  A hand with many
+    财神 can have hundreds of readings, so each search stops after ``_LIMIT``; the 爆头
+    readings, which always score highest (RULES §9), are searched first so that one is
+    listed whenever it exists.  ``ValueError`` unless ``hand`` has 13 tiles.
     """
     _check_size(hand.size, 13)
     concealed = list(hand.concealed) + [win_tile]
     counts, wilds = split_wilds(concealed, caishen)
     win_is_wild = win_tile == caishen
     win_nat = plays_as(win_tile, caishen)
+    seven = not hand.melds
     meld_groups = tuple(Group("meld", m.tiles, (False,) * len(m.tiles)) for m in hand.melds)
     found: dict[tuple[object, ...], Reading] = {}
-    if _wilds_to_complete(_entries(counts)) <= wilds:
-        for groups in _standard_decompositions(counts, wilds, caishen):
+
+    def add(shape: Shape, bt: bool, groups: list[Group]) -> None:
+        ordered = tuple(sorted(groups, key=_group_key))
+        r = Reading(shape, bt, ordered + meld_groups if shape == "standard" else ordered)
+        found.setdefault((shape, bt, r.groups), r)
+
+    # 爆头 first: the pair is the winning tile plus a 财神, the rest sets or six pairs
+    rest = list(counts)
+    if win_nat is None:
+        head, rest_wilds = Group("pair", (caishen, caishen), (True, True)), wilds - 2
+    else:
+        head, rest_wilds = Group("pair", (win_nat, win_nat), (False, True)), wilds - 1
+        rest[win_nat] -= 1
+    if rest_wilds >= 0 and _complete_sets_only(rest, rest_wilds):
+        for groups in _standard_decompositions(rest, rest_wilds, caishen, with_pair=False):
+            add("standard", True, groups + [head])
+    if rest_wilds >= 0 and seven and _six_pairs(rest, rest_wilds):
+        for groups in _pair_decompositions(rest, rest_wilds, caishen):
+            add("seven_pairs", True, groups + [head])
+
+    if is_standard_win(counts, wilds):
+        for groups in _standard_decompositions(counts, wilds, caishen, with_pair=True):
             pair = next(g for g in groups if g.kind == "pair")
-            bt = _is_baotou_pair(pair, win_is_wild, win_nat)
-            r = Reading("standard", bt, tuple(sorted(groups, key=_group_key)) + meld_groups)
-            found.setdefault(("standard", bt, r.groups), r)
-    if not hand.melds and is_seven_pairs_win(counts, wilds):
+            add("standard", _is_baotou_pair(pair, win_is_wild, win_nat), groups)
+    if seven and is_seven_pairs_win(counts, wilds):
         for groups in _pair_decompositions(counts, wilds, caishen):
-            bt = any(_is_baotou_pair(g, win_is_wild, win_nat) for g in groups)
-            r = Reading("seven_pairs", bt, tuple(sorted(groups, key=_group_key)))
-            found.setdefault(("seven_pairs", bt, r.groups), r)
+            add("seven_pairs",
+                any(_is_baotou_pair(g, win_is_wild, win_nat) for g in groups), groups)
     return list(found.values())
 
 
@@ -562,10 +658,12 @@ def _group_key(g: Group) -> tuple[int, tuple[int, ...], tuple[bool, ...]]:
     return (order[g.kind], g.tiles, g.wild)
 
 
-_LIMIT: Final = 512  # readings are for explanation; enough to cover any real hand
+_LIMIT: Final = 512  # decompositions per search (see :func:`readings`)
 
 
-def _standard_decompositions(counts: list[int], wilds: int, caishen: Tile) -> list[list[Group]]:
+def _standard_decompositions(counts: list[int], wilds: int, caishen: Tile,
+                             with_pair: bool) -> list[list[Group]]:
+    """Ways to split the tiles into sets, plus one pair when ``with_pair``."""
     out: list[list[Group]] = []
 
     def rec(c: list[int], w: int, pair_used: bool, acc: list[Group]) -> None:
@@ -616,7 +714,7 @@ def _standard_decompositions(counts: list[int], wilds: int, caishen: Tile) -> li
                     for p, is_w in zip(places, wild, strict=True):
                         c[p] += int(not is_w)
 
-    rec(list(counts), wilds, False, [])
+    rec(list(counts), wilds, not with_pair, [])
     return out
 
 
