@@ -165,36 +165,49 @@ def _need(kept: _Vec, n: int, pair: int) -> int:
     return _BIG
 
 
-class _SuitTable(dict[tuple[int, ...], _Entry]):
-    """Suit entries keyed by the suit's 9 counts, computed on first use."""
-
-    def __missing__(self, key: tuple[int, ...]) -> _Entry:
-        e = self[key] = _Entry(key, False)
-        return e
+# plain dicts, filled by _fill on a miss: subscripting an exact dict is the fastest lookup
+_suits: Final[dict[tuple[int, ...], _Entry]] = {}  # keyed by a suit's 9 counts
+_honors: Final[dict[tuple[int, ...], _Entry]] = {}  # keyed by the 7 honour counts
+_honor_canon: dict[tuple[int, ...], _Entry] = {}  # keyed by the sorted nonzero counts
 
 
-class _HonorTable(dict[tuple[int, ...], _Entry]):
-    """Honour entries keyed by the 7 honour counts.  Honours are independent kinds, so
-    keys with the same sorted counts share one entry."""
+def _suit_entry(key: tuple[int, ...]) -> _Entry:
+    e = _suits.get(key)
+    if e is None:
+        e = _suits[key] = _Entry(key, False)
+    return e
 
-    def __missing__(self, key: tuple[int, ...]) -> _Entry:
+
+def _honor_entry(key: tuple[int, ...]) -> _Entry:
+    e = _honors.get(key)
+    if e is None:
+        # honours are independent kinds: keys with the same sorted counts share an entry
         canon = tuple(sorted((x for x in key if x), reverse=True))
         e = _honor_canon.get(canon)
         if e is None:
             e = _honor_canon[canon] = _Entry(canon, True)
-        self[key] = e
-        return e
+        _honors[key] = e
+    return e
 
 
-_suits: Final = _SuitTable()
-_honors: Final = _HonorTable()
-_honor_canon: dict[tuple[int, ...], _Entry] = {}
-_EMPTY: Final = _suits[(0,) * 9]
+def _fill(t: tuple[int, ...]) -> None:
+    """Make sure the four entries of the 34 counts ``t`` exist."""
+    for lo in (0, 9, 18):
+        _suit_entry(t[lo:lo + 9])
+    _honor_entry(t[27:34])
+
+
+_EMPTY: Final = _suit_entry((0,) * 9)
+_NO_HONORS: Final = _honor_entry((0,) * 7)
 
 
 def _entries(counts: Sequence[int]) -> tuple[_Entry, _Entry, _Entry, _Entry]:
     t = tuple(counts)
-    return _suits[t[0:9]], _suits[t[9:18]], _suits[t[18:27]], _honors[t[27:34]]
+    try:
+        return _suits[t[0:9]], _suits[t[9:18]], _suits[t[18:27]], _honors[t[27:34]]
+    except KeyError:
+        _fill(t)
+        return _suits[t[0:9]], _suits[t[9:18]], _suits[t[18:27]], _honors[t[27:34]]
 
 
 def _wilds_to_complete(entries: Sequence[_Entry]) -> int:
@@ -237,14 +250,14 @@ def _draw_masks(e: _Entry, c: tuple[int, ...],
                 more = held + [1] if x == 0 else list(held)
                 if x:
                     more[more.index(x)] += 1
-                f = _honors[tuple(more + [0] * (7 - len(more)))]
+                f = _honor_entry(tuple(more + [0] * (7 - len(more))))
                 after.append((f.need0, f.need0 + f.dpair))
         else:
             for r in range(9):
                 if c[r] >= 4:
                     after.append((_BIG, _BIG))  # no fifth natural tile
                     continue
-                f = _suits[c[:r] + (c[r] + 1,) + c[r + 1:]]
+                f = _suit_entry(c[:r] + (c[r] + 1,) + c[r + 1:])
                 after.append((f.need0, f.need0 + f.dpair))
         by0 = tuple(sum(1 << b for b, (n0, _) in enumerate(after) if n0 <= t)
                     for t in range(_MAX_NEED + 1))
@@ -276,7 +289,10 @@ def is_win_counts(counts: Sequence[int], wilds: int = 0) -> bool:
     """Either winning shape for a concealed part given as ``(counts, wilds)``."""
     # the hot path of the engine and the bots: written out rather than composed
     t = tuple(counts)
-    m, p, s, h = _suits[t[0:9]], _suits[t[9:18]], _suits[t[18:27]], _honors[t[27:34]]
+    try:
+        m, p, s, h = _suits[t[0:9]], _suits[t[9:18]], _suits[t[18:27]], _honors[t[27:34]]
+    except KeyError:
+        m, p, s, h = _entries(t)
     if (m.need0 + p.need0 + s.need0 + h.need0
             + min(2, m.dpair, p.dpair, s.dpair, h.dpair)) <= wilds:
         return True
@@ -304,10 +320,13 @@ def shanten_counts(counts: Sequence[int], wilds: int = 0, melds: int = 0) -> int
     a needed tile can still be drawn (a fifth copy only ever comes as a 财神).
     """
     t = tuple(counts)
-    m, p, s, h = _suits[t[0:9]], _suits[t[9:18]], _suits[t[18:27]], _honors[t[27:34]]
+    try:
+        m, p, s, h = _suits[t[0:9]], _suits[t[9:18]], _suits[t[18:27]], _honors[t[27:34]]
+    except KeyError:
+        m, p, s, h = _entries(t)
     sets = 4 - melds
     a0, a1 = _combine(m.k0, m.k1, p) if p is not _EMPTY else (m.k0, m.k1)
-    b0, b1 = _combine(s.k0, s.k1, h) if h is not _EMPTY else (s.k0, s.k1)
+    b0, b1 = _combine(s.k0, s.k1, h) if h is not _NO_HONORS else (s.k0, s.k1)
     if sets == 4:
         kept = max(a1[0] + b0[4], a1[1] + b0[3], a1[2] + b0[2], a1[3] + b0[1], a1[4],
                    b1[4], a0[1] + b1[3], a0[2] + b1[2], a0[3] + b1[1], a0[4] + b1[0])
