@@ -24,7 +24,8 @@ from test_server_support import (
 
 def test_kill_and_restart_loses_nothing(tmp_path: Path) -> None:
     db = tmp_path / "recovery.db"
-    server = ServerProcess(db, {"HZMJ_AWAY_GRACE": "60"}).start()
+    # bots think in a worker process here (the default), which must die with the server
+    server = ServerProcess(db, {"HZMJ_AWAY_GRACE": "60", "HZMJ_BOT_WORKERS": "1"}).start()
     rng = random.Random(5)
     seen: list[dict[str, Any]] = []
     try:
@@ -58,8 +59,14 @@ def test_kill_and_restart_loses_nothing(tmp_path: Path) -> None:
                     await me.send({"type": "snapshot"})
                     before = await me.until(lambda m: m["type"] == "snapshot")
                 seen.extend(me.messages)
+                workers = server.children()
                 server.kill()
             server.start()
+            for _ in range(100):
+                if not any(Path(f"/proc/{pid}").exists() for pid in workers):
+                    break
+                await asyncio.sleep(0.1)
+            assert not any(Path(f"/proc/{pid}").exists() for pid in workers)
             if quiet:
                 async with Client(server.ws_base, room, token) as again:
                     after = await again.until(lambda m: m["type"] == "snapshot")

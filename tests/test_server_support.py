@@ -23,7 +23,7 @@ from hzmj.game import Match
 from hzmj.rules import Rules
 
 FAST = {"HZMJ_BOT_DELAY": "0", "HZMJ_HAND_PAUSE": "0", "HZMJ_RATE_PER_SECOND": "1000",
-        "HZMJ_RATE_BURST": "1000"}
+        "HZMJ_RATE_BURST": "1000", "HZMJ_BOT_WORKERS": "0"}
 
 
 def free_port() -> int:
@@ -63,6 +63,12 @@ class ServerProcess:
             except httpx.HTTPError:
                 time.sleep(0.1)
         raise RuntimeError("server did not come up")
+
+    def children(self) -> list[int]:
+        assert self.proc is not None
+        out = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True,
+                             text=True).stdout
+        return [int(p) for p in out.split()]
 
     def kill(self) -> None:
         """SIGKILL: no shutdown code runs."""

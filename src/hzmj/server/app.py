@@ -319,4 +319,4 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None,
     print(f"hzmj table server: open http://{host}:{port}/  (database {cfg.db_url})",
           flush=True)
     uvicorn.run(create_app(cfg), host=host, port=port, log_level=log_level,
-                ws_max_size=WS_MAX_FRAME)
+                ws_max_size=WS_MAX_FRAME, ws_per_message_deflate=False)

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib
+import multiprocessing
+import os
+import threading
+import time
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Protocol
 
 from hzmj.bots.random_bot import RandomBot
@@ -37,3 +43,38 @@ def get_bot(name: str, seed: int) -> Bot:
     if name not in FALLBACK_NAMES:
         raise UnknownBotError(f"unknown bot {name!r} (known: {', '.join(FALLBACK_NAMES)})")
     return RandomBot(seed)
+
+
+def _choose(bot: Bot, view: dict[str, Any], legal: Sequence[Action]) -> tuple[Action, Bot]:
+    return bot.choose(view, legal), bot  # the bot comes back with its RNG advanced
+
+
+def _exit_with_parent(parent: int) -> None:
+    """Worker start-up: exit as soon as the server is gone, even after a SIGKILL."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+class Thinker:
+    """Runs bots' ``choose``: in worker processes (``workers`` > 0), so that their
+    thinking uses other cores and never stalls the event loop, or inline."""
+
+    def __init__(self, workers: int) -> None:
+        self._pool = (ProcessPoolExecutor(workers, multiprocessing.get_context("spawn"),
+                                          _exit_with_parent, (os.getpid(),))
+                      if workers > 0 else None)
+
+    async def choose(self, bot: Bot, view: dict[str, Any],
+                     legal: Sequence[Action]) -> tuple[Action, Bot]:
+        if self._pool is None:
+            return _choose(bot, view, legal)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, _choose, bot, view, list(legal))
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)

@@ -34,6 +34,7 @@ class ServerConfig:
 
     db: str = "./hzmj.db"
     bot_delay: float = 0.6  # a bot's thinking pause before it acts
+    bot_workers: int = 1  # processes that run the bots (0: in the event loop)
     hand_pause: float = 3.0  # between a hand's end and the next hand's first prompt
     time_scale: float = 1.0  # multiplies claim_seconds / turn_seconds (tests shorten them)
     away_grace: float = 10.0  # a disconnected player keeps the clock this long before 托管

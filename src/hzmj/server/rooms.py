@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from hzmj.events import Action, Escape, Event, IllegalActionError, action_from_json
 from hzmj.game import Match
 from hzmj.rules import Rules
-from hzmj.server.bots import AUTO_BOT, Bot, get_bot
+from hzmj.server.bots import AUTO_BOT, Bot, Thinker, get_bot
 from hzmj.server.config import ServerConfig
 from hzmj.server.protocol import (
     AckMsg,
@@ -117,8 +117,9 @@ class Room:
     """One table: seats, the match once started, and the actor that runs it."""
 
     def __init__(self, room_id: str, name: str, rules: Rules, seed: int, store: Store,
-                 config: ServerConfig) -> None:
+                 config: ServerConfig, thinker: Thinker) -> None:
         self.id = room_id
+        self.thinker = thinker
         self.name = name
         self.rules = rules
         self.seed = seed
@@ -253,21 +254,21 @@ class Room:
         for seat, demand in self.demands.items():
             if self._controlled_by_bot(seat, now):
                 if demand.bot_due <= now:
-                    await self._apply(self._bot_action(seat))
+                    await self._apply(await self._bot_action(seat))
                     return
             elif demand.deadline <= now:
                 await self._expire(seat)
                 return
 
-    def _bot_action(self, seat: int) -> Action:
+    async def _bot_action(self, seat: int) -> Action:
         m = self.match
         assert m is not None
         legal = m.legal_actions(seat)
         bot = self.bots.get(seat)
         if bot is None:
-            bot = self.bots[seat] = get_bot(self.seats[seat].bot or AUTO_BOT, self.seed + seat)
+            bot = get_bot(self.seats[seat].bot or AUTO_BOT, self.seed + seat)
         try:
-            action = bot.choose(m.view(seat), legal)
+            action, self.bots[seat] = await self.thinker.choose(bot, m.view(seat), legal)
         except Exception:
             log.exception("room %s: bot of seat %d failed; default action", self.id, seat)
             action = legal[-1]
@@ -567,10 +568,11 @@ class Room:
     # ------------------------------------------------------------------ recovery
 
     @classmethod
-    def restore(cls, stored: StoredRoom, store: Store, config: ServerConfig) -> Room:
+    def restore(cls, stored: StoredRoom, store: Store, config: ServerConfig,
+                thinker: Thinker) -> Room:
         """Rebuild a room from the database, replaying its match's actions."""
         room = cls(stored.id, stored.name, Rules.from_dict(stored.rules), stored.seed, store,
-                   config)
+                   config, thinker)
         room.owner = stored.owner_seat
         now = time.monotonic()
         for st in stored.seats:
@@ -591,12 +593,13 @@ class Lobby:
         self.store = store
         self.config = config
         self.rooms: dict[str, Room] = {}
+        self.thinker = Thinker(config.bot_workers)
 
     async def restore(self) -> None:
         """Rebuild every unfinished room from the database and start its actor."""
         for stored in await self.store.load_rooms():
             try:
-                room = Room.restore(stored, self.store, self.config)
+                room = Room.restore(stored, self.store, self.config, self.thinker)
             except ValueError:
                 log.exception("room %s does not replay; left out", stored.id)
                 continue
@@ -611,7 +614,7 @@ class Lobby:
         if seed is None:
             seed = secrets.randbits(62)
         await self.store.create_room(room_id, name, rules.to_json(), seed)
-        room = Room(room_id, name, rules, seed, self.store, self.config)
+        room = Room(room_id, name, rules, seed, self.store, self.config, self.thinker)
         self.rooms[room_id] = room
         room.start_actor()
         return room
@@ -628,3 +631,4 @@ class Lobby:
                 for conn in conns:
                     conn.close(1012, "server restarting")
         await asyncio.gather(*(r.stop_actor() for r in self.rooms.values()))
+        self.thinker.close()

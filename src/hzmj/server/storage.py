@@ -165,21 +165,24 @@ class Store:
         await done
 
     async def _write_actions(self) -> None:
-        while True:
-            batch = [await self._queue.get()]
-            while not self._queue.empty() and len(batch) < 1000:
-                batch.append(self._queue.get_nowait())
-            try:
-                async with self.engine.begin() as conn:
+        # one connection kept open: a batch costs one INSERT and one COMMIT, nothing more
+        async with self.engine.connect() as conn:
+            while True:
+                batch = [await self._queue.get()]
+                while not self._queue.empty() and len(batch) < 1000:
+                    batch.append(self._queue.get_nowait())
+                try:
                     await conn.execute(insert(ActionRow), [row for row, _ in batch])
-            except Exception as exc:  # noqa: BLE001 - every waiting room must hear of it
+                    await conn.commit()
+                except Exception as exc:  # every waiting room must hear of it
+                    await conn.rollback()
+                    for _, done in batch:
+                        if not done.done():
+                            done.set_exception(exc)
+                    continue
                 for _, done in batch:
                     if not done.done():
-                        done.set_exception(exc)
-                continue
-            for _, done in batch:
-                if not done.done():
-                    done.set_result(None)
+                        done.set_result(None)
 
     # -- loading ---------------------------------------------------------------------
 

@@ -1,0 +1,162 @@
+"""Table server load: N concurrent tables, each one scripted WebSocket player + 3 bots.
+
+    uv run python benchmarks/bench_server.py [--tables 100] [--seconds 20] [--json]
+
+Starts ``python -m hzmj.server`` on a free port with a fresh SQLite file (bots' pause
+``--bot-delay``, no pause between hands), creates the tables, and lets every player answer
+each prompt at once with a random legal action.  Reports the server's applied actions per
+second (all seats) and the latency from sending an action to receiving its result (the
+first event or ack of the new state), p50 and p99.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from websockets.asyncio.client import connect
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_server(db: Path, port: int, bot_delay: float) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "HZMJ_BOT_DELAY": str(bot_delay), "HZMJ_HAND_PAUSE": "0",
+           "HZMJ_RATE_PER_SECOND": "1000", "HZMJ_RATE_BURST": "1000"}
+    proc = subprocess.Popen([sys.executable, "-m", "hzmj.server", "--port", str(port),
+                             "--db", str(db), "--log-level", "warning"], env=env,
+                            stdout=subprocess.DEVNULL)
+    for _ in range(600):
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=1).status_code == 200:
+                return proc
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    proc.kill()
+    raise SystemExit("server did not start")
+
+
+async def make_table(http: httpx.AsyncClient, seed: int, bot: str) -> tuple[str, str]:
+    room = (await http.post("/api/rooms", json={"rules": {"hands": 16}, "seed": seed,
+                                                "name": f"bench {seed}"})).json()["room_id"]
+    token = (await http.post(f"/api/rooms/{room}/seats", json={"name": "p"})).json()["token"]
+    auth = {"authorization": f"Bearer {token}"}
+    for seat in (1, 2, 3):
+        await http.post(f"/api/rooms/{room}/bots", json={"seat": seat, "bot": bot},
+                        headers=auth)
+    return room, token
+
+
+async def player(port: int, http: httpx.AsyncClient, room: str, token: str, seed: int,
+                 measure_from: float, stop_at: float, latencies: list[float]) -> int:
+    """Play until ``stop_at``; return the last state_id seen."""
+    rng = random.Random(seed)
+    state = 0
+    async with connect(f"ws://127.0.0.1:{port}/ws/rooms/{room}?token={token}") as ws:
+        await ws.recv()
+        await http.post(f"/api/rooms/{room}/start", headers={"authorization": f"Bearer {token}"})
+        sent_at: float | None = None
+        sent_state = -1
+        while time.monotonic() < stop_at:
+            try:
+                raw = await asyncio.wait_for(ws.recv(), max(0.01, stop_at - time.monotonic()))
+            except TimeoutError:
+                break
+            msg: dict[str, Any] = json.loads(raw)
+            sid = msg.get("state_id", -1)
+            state = max(state, sid)
+            if sent_at is not None and msg["type"] in ("event", "ack", "error") \
+                    and (sid > sent_state or msg["type"] == "error"):
+                if msg["type"] != "error" and time.monotonic() >= measure_from:
+                    latencies.append(time.perf_counter() - sent_at)
+                sent_at = None
+            if msg["type"] == "prompt":
+                action = rng.choice(msg["actions"])
+                sent_at, sent_state = time.perf_counter(), msg["state_id"]
+                await ws.send(json.dumps({"type": "action", "state_id": msg["state_id"],
+                                          "action": action}))
+            elif msg["type"] == "event" and msg["event"]["type"] == "match_end":
+                break
+    return state
+
+
+async def run(tables: int, seconds: float, port: int, bot: str,
+              warmup: float) -> dict[str, Any]:
+    latencies: list[float] = []
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as http:
+        rooms = [await make_table(http, seed, bot) for seed in range(tables)]
+        start = time.monotonic()
+        stop_at = start + seconds
+        states = await asyncio.gather(*(player(port, http, room, token, i, start + warmup,
+                                               stop_at, latencies)
+                                        for i, (room, token) in enumerate(rooms)))
+        elapsed = time.monotonic() - start
+    latencies.sort()
+
+    def pct(p: float) -> float:
+        return round(1000 * latencies[min(len(latencies) - 1, int(p * len(latencies)))], 2) \
+            if latencies else float("nan")
+
+    return {
+        "tables": tables,
+        "seconds": round(elapsed, 2),
+        "actions": sum(states),
+        "actions_per_s": round(sum(states) / elapsed, 1),
+        "player_actions": len(latencies),
+        "latency_ms_p50": pct(0.50),
+        "latency_ms_p99": pct(0.99),
+        "latency_ms_mean": round(1000 * statistics.fmean(latencies), 2) if latencies else None,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, default=100)
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--bot-delay", type=float, default=0.3,
+                        help="seconds a bot waits before acting (the server's knob)")
+    parser.add_argument("--warmup", type=float, default=3.0,
+                        help="seconds of start-up not counted in the latencies")
+    parser.add_argument("--bot", default="efficiency", help="the bots' name")
+    parser.add_argument("--port", type=int, default=None,
+                        help="use a server already running on this local port")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+    if args.port is not None:
+        result = asyncio.run(run(args.tables, args.seconds, args.port, args.bot,
+                                 args.warmup))
+    else:
+        port = free_port()
+        with tempfile.TemporaryDirectory() as tmp:
+            proc = start_server(Path(tmp) / "bench.db", port, args.bot_delay)
+            try:
+                result = asyncio.run(run(args.tables, args.seconds, port, args.bot,
+                                         args.warmup))
+            finally:
+                proc.terminate()
+                proc.wait(10)
+    result.update(bot=args.bot, bot_delay_s=args.bot_delay, warmup_s=args.warmup)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for key, value in result.items():
+            print(f"{key:>18}: {value}")
+
+
+if __name__ == "__main__":
+    main()
