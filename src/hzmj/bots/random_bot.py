@@ -6,6 +6,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from hzmj.bots.base import Candidate
 from hzmj.events import Action
 
 
@@ -20,3 +21,7 @@ class RandomBot:
     def choose(self, view: dict[str, Any], legal: Sequence[Action]) -> Action:
         """Return one of ``legal`` (never empty)."""
         return legal[self.rng.randrange(len(legal))]
+
+    def explain(self, view: dict[str, Any], legal: Sequence[Action]) -> list[Candidate]:
+        """Every legal action with the same value: the chance of playing it."""
+        return [Candidate(a, 1 / len(legal), "uniform") for a in legal]

@@ -1,0 +1,43 @@
+"""The one bot interface: a bot sees its seat's view and legal actions (RULES §13).
+
+``choose(view, legal)`` returns one of ``legal``; ``explain(view, legal)`` returns the
+bot's top candidate actions, best first, each with the value the bot gave it (shown as
+hints in the terminal table and the browser).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from hzmj.events import Action
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One action a bot considered, its ``value`` (higher is better; the unit is the
+    bot's own, see ``detail``) and a short human-readable ``detail``."""
+
+    action: Action
+    value: float
+    detail: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"action": self.action.to_json(), "value": round(self.value, 4),
+                "detail": self.detail}
+
+
+class Bot(Protocol):
+    """A player that sees only ``view`` (``Match.view(seat)``) and ``legal``
+    (``Match.legal_actions(seat)``, never empty)."""
+
+    name: str
+
+    def choose(self, view: dict[str, Any], legal: Sequence[Action]) -> Action:
+        """One of ``legal``."""
+        ...
+
+    def explain(self, view: dict[str, Any], legal: Sequence[Action]) -> list[Candidate]:
+        """Top candidate actions, best first (the first is what :meth:`choose` plays)."""
+        ...

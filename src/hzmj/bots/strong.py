@@ -1,0 +1,274 @@
+"""The strong bot: a one-draw expectimax over the seat's own draws, scored by the chance
+of winning times the multiplier, on top of the efficiency bot's candidate ranking.
+
+Value of a 13-tile state with ``d`` own draws left (``r``: chance that a go-around
+passes without an opponent's self-drawn win; ``p_k``: chance the next draw is ``k``,
+from the tiles the seat cannot see, RULES §13):
+
+* **exact ply**: ``Q(h, d) = r × Σ_k p_k × [M(h, k) if k wins; else
+  max_y H(h + k − y, d − 1) if k is useful; else H(h, d − 1)]``, where ``M`` counts
+  爆头 ×2, 七客 ×4, seven pairs ×2/×4 (RULES §9.1);
+* **heuristic leaf** ``H``: a chain of ``shanten`` improvements, each draw succeeding
+  with the state's useful-tile chance, then a ready hand winning with its real waits
+  and multipliers (at shanten 0) or an estimate (above), discounted by ``r`` per draw.
+
+Root decisions: the top discards of the efficiency ranking are re-scored with ``Q``;
+kongs with one immediate replacement draw (a win on it counts double: 杠开 / 杠暴);
+claims by comparing ``Q`` after the claim and the best discard with ``Q`` of passing;
+wins and 财飘 as in the efficiency bot.  The search width comes from the time budget
+(``budget_ms``, default 100) through fixed counts, never from the clock, so a decision
+depends only on the view (and the seed, which breaks no ties here): it is reproducible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from hzmj.bots import analysis as an
+from hzmj.bots.base import Candidate
+from hzmj.bots.efficiency import (
+    OTHER_WIN_PER_DRAW,
+    TOP,
+    claim_candidates,
+    current_win_multiplier,
+    hand_state,
+    piao_value,
+    rank_discards,
+    turn_candidates,
+)
+from hzmj.bots.seat import SeatInfo, read_seat, remove_tiles
+from hzmj.events import Action, Chow, Discard, Kong, Pass, Pong, Win
+from hzmj.tiles import NUM_KINDS, format_tiles
+
+DEFAULT_BUDGET_MS = 100
+LEAVES_PER_MS = 4
+"""Leaf evaluations the budget allows per millisecond: a fixed count, not a clock, so a
+decision never depends on the machine's speed."""
+
+SEARCH_MAX_SHANTEN = 1
+LOSS = 0.35
+"""What an opponent's win costs, in units of our own win's M (we pay one share of three)."""
+FEED_RISK = 0.02
+"""Expected cost of a discard that could feed a third 摊 (RULES §10.4)."""
+TAN_RISK = 0.3
+"""Expected cost of taking a third 摊 from a player: if that player wins we pay 2T
+(反承包, RULES §10.4)."""
+"""Above this shanten the efficiency ranking decides (the search adds little there)."""
+
+# Chance that one draw improves a hand, by shanten (index) and 财神 held (0, 1, 2+):
+# means measured over efficiency-bot self-play (RULES default rules, 12 matches).
+TYPICAL_USEFUL = (
+    (0.095, 0.154, 0.205),  # shanten 0: the winning draws
+    (0.19, 0.25, 0.32),
+    (0.30, 0.38, 0.55),
+    (0.47, 0.56, 0.56),
+    (0.65, 0.69, 0.69),
+    (0.79, 0.79, 0.79),
+)
+TYPICAL_MULTIPLIER = 1.05
+"""Mean M of a ready hand reached later (爆头-ready hands are rare)."""
+
+
+def _typical(shanten: int, wilds: int) -> float:
+    return TYPICAL_USEFUL[min(shanten, len(TYPICAL_USEFUL) - 1)][min(wilds, 2)]
+
+
+class _Search:
+    """One decision's search: the draw chances and caches of ``H`` and ``Q``."""
+
+    def __init__(self, info: SeatInfo, leaves: int) -> None:
+        self.info = info
+        self.leaves = leaves
+        self.must = info.rules.must_baotou_with_caishen
+        total = info.unseen_total or 1
+        self.p: dict[int, float] = {}
+        for k in range(NUM_KINDS):
+            if info.unseen[k]:
+                self.p[an.natural(k, info.caishen)] = info.unseen[k] / total
+        self.r = (1 - OTHER_WIN_PER_DRAW) ** (info.players - 1)
+        self.draws = info.draws_left
+        self._h: dict[tuple[an.State, int], float] = {}
+        self._q: dict[tuple[an.State, int], float] = {}
+
+    def leaf(self, state: an.State, d: int) -> float:
+        """``H``: heuristic value of a 13-tile state with ``d`` own draws left."""
+        key = (state, d)
+        hit = self._h.get(key)
+        if hit is not None:
+            return hit
+        self.leaves -= 1
+        s = an.shanten(state)
+        useful = an.useful(state)
+        q = sum(self.p.get(k, 0.0) for k in useful)
+        if s == 0:
+            w = q
+            wm = sum(self.p.get(k, 0.0) * an.win_multiplier(state, k, self.must)
+                     for k in useful)
+        else:
+            w = _typical(0, state[1])
+            wm = w * TYPICAL_MULTIPLIER
+        # stage j: j improvements still needed before the hand is ready; the current
+        # stage uses the state's own useful draws, later ones the typical chances
+        stages = [_typical(j, state[1]) for j in range(max(s, 0) + 1)]
+        stages[-1] = q
+        f = [0.0] * len(stages)
+        for _ in range(max(d, 0)):
+            g = [self.r * (wm + (1 - w) * f[0])]
+            for j in range(1, len(f)):
+                g.append(self.r * (stages[j] * f[j - 1] + (1 - stages[j]) * f[j]))
+            f = g
+        value = f[-1] if s >= 0 else 0.0
+        self._h[key] = value
+        return value
+
+    def after_draw(self, state: an.State, draw: int, d: int, win_factor: int = 1) -> float:
+        """Value of the 13-tile ``state`` once ``draw`` is drawn, ``d`` own draws left."""
+        s = an.shanten(state)
+        if draw not in an.useful(state):
+            return self.leaf(state, d)  # throw the drawn tile back
+        if s == 0:
+            return win_factor * an.win_multiplier(state, draw, self.must)
+        full = an.add(state, draw)
+        best = 0.0
+        for y in _naturals(full):
+            after = an.remove(full, y)
+            if an.shanten(after) < s:
+                best = max(best, self.leaf(after, d))
+        return best
+
+    def exact(self, state: an.State, d: int) -> float:
+        """``Q``: one exact draw, then the leaf (the next draw comes after a go-around)."""
+        key = (state, d)
+        hit = self._q.get(key)
+        if hit is not None:
+            return hit
+        if d <= 0 or an.shanten(state) < 0:
+            return 0.0
+        total = sum(p * self.after_draw(state, k, d - 1) for k, p in self.p.items())
+        value = self.r * total
+        self._q[key] = value
+        return value
+
+    def replacement(self, state: an.State) -> float:
+        """Value of a kong's 13-tile ``state`` before its replacement draw (RULES §6.4): a
+        win on it doubles (杠开 2^t, 杠暴 2^(1+k), RULES §9.1)."""
+        return sum(p * self.after_draw(state, k, self.draws, 2) for k, p in self.p.items())
+
+
+def _third_tan(info: SeatInfo, claim: Action) -> bool:
+    """Whether ``claim`` would be this seat's third 摊 from the discarder (RULES §6.5): if
+    that player then wins, this seat pays 2T (反承包, RULES §10.4)."""
+    if not info.rules.three_tan_contract or info.claim_from is None:
+        return False
+    if not (isinstance(claim, Chow) or (isinstance(claim, (Pong, Kong))
+                                        and info.rules.pong_counts_as_tan)):
+        return False
+    return info.tan.get((info.seat, info.claim_from), 0) == 2
+
+
+def _naturals(state: an.State) -> list[int]:
+    return [k for k in range(NUM_KINDS) if state[0][k]]  # a 财神 is kept
+
+
+class StrongBot:
+    """Expectimax over the seat's own draws (see the module docstring)."""
+
+    name = "strong"
+
+    def __init__(self, seed: int = 0, budget_ms: int = DEFAULT_BUDGET_MS) -> None:
+        self.seed = seed
+        self.budget_ms = budget_ms
+        self.leaves = budget_ms * LEAVES_PER_MS
+
+    def choose(self, view: dict[str, Any], legal: Sequence[Action]) -> Action:
+        if len(legal) == 1:
+            return legal[0]
+        return self.explain(view, legal)[0].action
+
+    def explain(self, view: dict[str, Any], legal: Sequence[Action]) -> list[Candidate]:
+        info = read_seat(view)
+        search = _Search(info, self.leaves)
+        if view["phase"] == "claim":
+            return self._claim(info, search, legal)[:TOP]
+        return self._turn(info, search, legal)[:TOP]
+
+    def _turn(self, info: SeatInfo, search: _Search,
+              legal: Sequence[Action]) -> list[Candidate]:
+        """Every value is an expected multiplier M won (RULES §9.1)."""
+        seat = info.seat
+        kinds = [a.tile for a in legal if isinstance(a, Discard)]
+        ranked = rank_discards(info, info.concealed, kinds)
+        lowest = ranked[0][2]
+        win_m = current_win_multiplier(info) if Win(seat) in legal else 0
+        if lowest > SEARCH_MAX_SHANTEN and not win_m:
+            return turn_candidates(info, legal)
+        state = hand_state(info)
+        # declining a win leaves the others a go-around to win first (we would pay)
+        decline = (1 - search.r) * LOSS if win_m else 0.0
+        out: list[Candidate] = []
+        for t, _, s, feeds in ranked:
+            if s > lowest or (out and search.leaves <= 0):
+                break
+            v = search.exact(an.remove(state, an.natural(t, info.caishen)), search.draws)
+            v -= decline + FEED_RISK * feeds  # RULES §10.4: do not hand out a third 摊
+            out.append(Candidate(Discard(seat, t), v, f"expected M {v:.3f}"))
+        chain_k = info.chain.count("kong")
+        chain_p = info.chain.count("piao")
+        for a in legal:
+            if isinstance(a, Kong):
+                nat = an.natural(a.tile, info.caishen)
+                after = an.remove(state, nat) if a.kind == "added" else an.meld_out(state,
+                                                                                   [nat] * 4)
+                if an.baotou_ready(after):  # the replacement wins for sure: 杠暴 (RULES §9.1)
+                    v = float(1 << (2 + chain_k + chain_p))
+                    out.append(Candidate(a, v, f"kong: the replacement wins as 杠暴, M={v:g}"))
+                else:
+                    v = search.replacement(after)
+                    out.append(Candidate(a, v, f"kong, then replacement draw: {v:.3f}"))
+        piao = piao_value(info)
+        if piao is not None and Discard(seat, info.caishen) in legal:
+            out = [c for c in out if c.action != Discard(seat, info.caishen)]
+            out.append(Candidate(Discard(seat, info.caishen), piao,
+                                 f"财飘: expected M {piao:.2f}"))
+        if win_m:
+            out.append(Candidate(Win(seat), float(win_m), f"win now, M={win_m}"))
+        out.sort(key=lambda c: -c.value)
+        return out
+
+    def _claim(self, info: SeatInfo, search: _Search,
+               legal: Sequence[Action]) -> list[Candidate]:
+        state = hand_state(info)
+        if any(isinstance(a, Win) for a in legal) or an.shanten(state) > SEARCH_MAX_SHANTEN:
+            return claim_candidates(info, [a for a in legal if not _third_tan(info, a)])
+        assert info.claim_tile is not None
+        t = info.claim_tile
+        nat = an.natural(t, info.caishen)
+        base = search.exact(state, search.draws)
+        out: list[Candidate] = []
+        for a in legal:
+            if isinstance(a, Kong):
+                v = search.replacement(an.meld_out(state, [nat] * 3))
+                out.append(Candidate(a, v, f"exposed kong: {v:.3f}"))
+            elif isinstance(a, (Pong, Chow)):
+                rest = remove_tiles(info.concealed, [t, t] if isinstance(a, Pong) else a.tiles)
+                ranked = rank_discards(info, rest, sorted(set(rest)), extra_melds=1)
+                after = hand_state(info, rest, 1)
+                best, best_t = -1.0, rest[0]
+                for y, _, sy, _ in ranked:
+                    if sy > ranked[0][2] or (best >= 0 and search.leaves <= 0):
+                        break
+                    v = search.exact(an.remove(after, an.natural(y, info.caishen)),
+                                     search.draws)
+                    if v > best:
+                        best, best_t = v, y
+                label = "pong" if isinstance(a, Pong) else f"chow with {format_tiles(a.tiles)}"
+                if _third_tan(info, a):
+                    best -= TAN_RISK
+                    label += " (third 摊: 反承包 risk)"
+                out.append(Candidate(a, best, f"{label}, then discard "
+                                              f"{format_tiles([best_t])}: {best:.3f}"))
+        pass_action = next(a for a in legal if isinstance(a, Pass))
+        out.append(Candidate(pass_action, base, f"pass: {base:.3f}"))
+        out.sort(key=lambda c: -c.value)
+        return out

@@ -1,0 +1,64 @@
+"""Arena (issue 4): statistics on known inputs, seat rotation, and a tiny real run."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from hzmj.arena import (
+    arena,
+    betainc,
+    mean_ci,
+    paired_t_pvalue,
+    plan,
+    sign_test_pvalue,
+    t_cdf,
+    t_quantile,
+)
+from hzmj.rules import Rules
+
+
+def test_student_t_against_table_values() -> None:
+    assert betainc(1, 1, 0.3) == pytest.approx(0.3)
+    assert t_cdf(0.0, 5) == pytest.approx(0.5)
+    assert t_cdf(2.015, 5) == pytest.approx(0.95, abs=1e-4)
+    assert t_quantile(0.975, 10) == pytest.approx(2.228, abs=1e-3)
+    assert t_quantile(0.975, 1000) == pytest.approx(1.962, abs=1e-3)
+
+
+def test_mean_ci_and_p_values_on_known_inputs() -> None:
+    mean, lo, hi = mean_ci([1, 2, 3, 4, 5])
+    assert mean == 3
+    assert (lo, hi) == (pytest.approx(1.0367, abs=1e-4), pytest.approx(4.9633, abs=1e-4))
+    # t = 4.2426 with 4 df: closed form 1/2 − (√x/2)(1 + (1 − x)/2), x = t²/(t² + 4)
+    assert paired_t_pvalue([1, 2, 3, 4, 5]) == pytest.approx(0.0066178, abs=1e-6)
+    assert paired_t_pvalue([-1, -2, -3, -4, -5]) == pytest.approx(1 - 0.0066178, abs=1e-6)
+    assert sign_test_pvalue([1, 1, 1, 1, -1, 0]) == pytest.approx(6 / 32)
+    assert sign_test_pvalue([2] * 10) == pytest.approx(1 / 1024)
+    assert math.isnan(paired_t_pvalue([1.0]))
+
+
+def test_duplicate_plan_rotates_every_bot_over_every_seat() -> None:
+    games = plan(["strong", "efficiency", "random"], Rules(players=3), 16, 9, True)
+    assert len(games) == 2 * 3  # 16 hands = 2 matches of 8, each in 3 rotations
+    first = [g for g in games if g.deal == 0]
+    assert len({g.seed for g in first}) == 1  # the same walls (RULES §4.3)
+    assert {g.seats.index("strong") for g in first} == {0, 1, 2}
+    single = plan(["strong", "efficiency", "random"], Rules(players=3), 16, 9, False)
+    assert len(single) == 2
+    with pytest.raises(ValueError, match="3 seats"):
+        plan(["random"] * 4, Rules(players=3), 8, 0, True)
+
+
+def test_small_duplicate_arena_report() -> None:
+    report = arena(["efficiency", "random"], Rules(players=2), 8, 1, duplicate=True,
+                   workers=1)
+    assert report["hands"] == 16 and report["deals"] == 1 and report["matches"] == 2
+    eff, rnd = report["bots"]["efficiency"], report["bots"]["random"]
+    assert eff["hands"] == rnd["hands"] == 16
+    # zero-sum over a duplicate deal (RULES §10.6): the two means are opposite
+    assert eff["mean_points_per_hand"] == pytest.approx(-rnd["mean_points_per_hand"])
+    assert eff["mean_points_per_hand"] > 0 and eff["win_rate"] > rnd["win_rate"]
+    pair = next(p for p in report["pairs"] if p["a"] == "efficiency")
+    assert pair["deals"] == 1 and pair["mean_diff"] > 0

@@ -1,0 +1,226 @@
+"""Bots (issue 4): legal play under every rule variant, known best decisions in crafted
+positions (RULES §5, §7.3, §9, §10.4), determinism, explanations and decision time."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Any
+
+import pytest
+
+from hzmj.bots import analysis as an
+from hzmj.bots.efficiency import EfficiencyBot
+from hzmj.bots.random_bot import RandomBot
+from hzmj.bots.registry import BOT_NAMES, make_bot
+from hzmj.bots.seat import read_seat
+from hzmj.bots.strong import StrongBot
+from hzmj.events import Action, Chow, Discard, Kong, Pass, Pong, Win
+from hzmj.game import Match
+from hzmj.rules import Rules
+from hzmj.tiles import parse_tiles, tile, tile_name
+
+VARIANTS = [
+    pytest.param({}, id="defaults"),
+    pytest.param({"players": 2, "drop_bamboo": True}, id="2p-drop-bamboo"),
+    pytest.param({"players": 3, "caishen_mode": "white"}, id="3p-white"),
+    pytest.param({"discard_win": True, "dealer_start_level": 3}, id="discard-win-level3"),
+    pytest.param({"must_baotou_with_caishen": True, "cap": 64}, id="must-baotou-cap"),
+    pytest.param({"three_tan_contract": False, "pong_counts_as_tan": False}, id="no-contract"),
+    pytest.param({"match_mode": "points", "start_points": 40}, id="points-mode"),
+]
+
+
+@pytest.mark.parametrize("options", VARIANTS)
+def test_every_bot_returns_only_legal_actions(options: dict[str, Any]) -> None:
+    rules = Rules(**options)
+    bots = [RandomBot(1), EfficiencyBot(2), StrongBot(3, budget_ms=20)]
+    for seed in (11, 12):
+        m = Match(rules, seed)
+        decisions = 0
+        while not m.over and m.hand_no <= 2 and decisions < 400:
+            seat = m.to_move()[0]
+            legal = m.legal_actions(seat)
+            view = m.view(seat)
+            picks = [b.choose(view, legal) for b in bots]
+            for bot, pick in zip(bots, picks, strict=True):
+                assert pick in legal, (bot.name, pick, legal)
+                if not isinstance(bot, RandomBot):  # the others explain what they play
+                    assert bot.explain(view, legal)[0].action == pick
+            m.apply(picks[(seat + seed) % 3])  # every bot drives some seats
+            decisions += 1
+        assert decisions > 20
+
+
+def test_registry_names_and_budget() -> None:
+    assert BOT_NAMES == ("random", "efficiency", "strong")
+    assert isinstance(make_bot("strong:30", 1), StrongBot)
+    assert make_bot("strong:30", 1).budget_ms == 30  # type: ignore[attr-defined]
+    for bad in ("nobody", "efficiency:30", "strong:x"):
+        with pytest.raises(ValueError, match="bot"):
+            make_bot(bad, 0)
+
+
+# --------------------------------------------------------------------------------------
+# crafted positions: a view built the way Match.view builds it (RULES §13)
+
+
+def make_view(hand: str, *, caishen: str = "5z", indicator: str | None = None,
+              last_draw: str | None = None, live: int = 60, players: int = 4,
+              claim: tuple[str, int] | None = None, chain: list[str] | None = None,
+              melds: list[dict[str, Any]] | None = None,
+              rules: Rules | None = None) -> dict[str, Any]:
+    rules = rules or Rules(players=players, caishen_mode="white" if caishen == "5z" else "flip")
+    table = [{"seat": i, "points": 0, "dealer": i == 0, "concealed_count": 13,
+              "melds": [], "discards": [], "chain": [], "auto": False}
+             for i in range(players)]
+    table[0]["chain"] = chain or []
+    table[0]["melds"] = melds or []
+    return {"seat": 0, "hand_no": 1, "hands_total": 8, "dealer": 0, "level": 1,
+            "dice": [3, 4], "caishen": caishen, "indicator": indicator, "live": live,
+            "dead": 20, "turn": 0, "phase": "claim" if claim else "turn", "lock": None,
+            "claim": {"tile": claim[0], "from": claim[1]} if claim else None,
+            "players": table, "hand": [tile_name(t) for t in sorted(parse_tiles(hand))],
+            "last_draw": last_draw, "legal_actions": [], "to_move": [0], "over": False,
+            "rules": rules.to_dict()}
+
+
+def discards(hand: str) -> list[Action]:
+    return [Discard(0, t) for t in sorted(set(parse_tiles(hand)))]
+
+
+def test_discards_the_isolated_honour_from_a_one_shanten_hand() -> None:
+    hand = "1234m456p79s2377s1z"  # flip mode, 财神 9m: no wild in hand
+    view = make_view(hand, caishen="9m", indicator="9m", last_draw="4m")
+    for bot in (EfficiencyBot(), StrongBot()):
+        assert bot.choose(view, discards(hand)) == Discard(0, tile("1z"))
+
+
+def test_keeps_a_ready_hand_ready() -> None:
+    hand = "123m456p789s2377s9p"  # drew 9p: throw it back, 23s waits on 1s/4s
+    view = make_view(hand, caishen="9m", indicator="9m", last_draw="9p")
+    for bot in (EfficiencyBot(), StrongBot()):
+        pick = bot.choose(view, discards(hand))
+        assert pick == Discard(0, tile("9p"))
+
+
+def test_never_discards_a_caishen_that_is_not_caipiao_safe() -> None:
+    hand = "P13m456p789s23s117z"  # RULES §5.1: P (白) is the 财神 in white mode
+    view = make_view(hand, last_draw="7z")
+    for bot in (EfficiencyBot(), StrongBot()):
+        ranked = bot.explain(view, discards(hand))
+        assert ranked[0].action != Discard(0, tile("P"))
+        assert bot.choose(view, discards(hand)) != Discard(0, tile("P"))
+
+
+def test_caipiao_discards_a_caishen_when_the_rest_stays_baotou_ready() -> None:
+    # RULES §9.1: 4 sets + two 财神 after drawing P; discarding one P keeps the hand
+    # 爆头-ready, so the next draw wins as 财飘 (M=4) instead of 爆头 now (M=2)
+    hand = "123m456m789p111sPP"
+    legal = [Win(0), *discards(hand)]
+    view = make_view(hand, last_draw="P")
+    for bot in (EfficiencyBot(), StrongBot()):
+        assert bot.choose(view, legal) == Discard(0, tile("P"))
+    late = make_view(hand, last_draw="P", live=2)  # no next draw: take the 爆头 now
+    assert EfficiencyBot().choose(late, legal) == Win(0)
+
+
+def test_strong_declines_a_plain_win_for_a_baotou_ready_hand() -> None:
+    # drawn 1s completes 111s: win now is 平胡 (P pairs with 1z), M=1; throwing 1z leaves
+    # P + four sets, 爆头-ready: any next draw wins with M=2 (RULES §7.3)
+    hand = "123m456m789p111s1zP"
+    legal = [Win(0), *discards(hand)]
+    view = make_view(hand, last_draw="1s")
+    assert EfficiencyBot().choose(view, legal) == Win(0)
+    assert StrongBot().choose(view, legal) == Discard(0, tile("1z"))
+
+
+def test_strong_konged_before_a_sure_baotou_replacement() -> None:
+    # a concealed kong of 1s keeps 123m456m789p + P: the replacement wins as 杠暴, M=4
+    hand = "123m456m789p1111sP"
+    legal = [Win(0), Kong(0, tile("1s"), "concealed"), *discards(hand)]
+    view = make_view(hand, last_draw="1s")
+    assert StrongBot().choose(view, legal) == Kong(0, tile("1s"), "concealed")
+
+
+def test_claims_only_when_they_help() -> None:
+    hand = "11m456p789s2355s7z"  # pong 5s, throw 7z: ready on 1s/4s (shanten 1 → 0)
+    useful = make_view(hand, claim=("5s", 3), caishen="9m", indicator="9m")
+    legal: list[Action] = [Pong(0), Pass(0)]
+    assert EfficiencyBot().choose(useful, legal) == Pong(0)
+    hand2 = "123m456p789s2355s"  # already ready on 1s/4s with a pair of 5s
+    ready = make_view(hand2, claim=("5s", 3), caishen="9m", indicator="9m")
+    assert EfficiencyBot().choose(ready, legal) == Pass(0)
+    # chowing the winning 1s only trades two waits for a single one (self-draw only)
+    win_tile = make_view(hand2, claim=("1s", 3), caishen="9m", indicator="9m")
+    assert EfficiencyBot().choose(win_tile, [Chow(0, (tile("2s"), tile("3s"))),
+                                             Pass(0)]) == Pass(0)
+    chow = make_view("123m456p789s245s7z", claim=("3s", 3), caishen="9m", indicator="9m")
+    legal2: list[Action] = [Chow(0, (tile("2s"), tile("4s"))),
+                            Chow(0, (tile("4s"), tile("5s"))), Pass(0)]
+    assert isinstance(EfficiencyBot().choose(chow, legal2), Chow)  # shanten 1 → 0
+
+
+def test_seat_knowledge_counts_what_the_seat_sees() -> None:
+    view = make_view("123m456p789s2377s9p", caishen="9m", indicator="9m", last_draw="9p")
+    view["players"][1]["discards"] = [{"tile": "1s", "claimed_by": None},
+                                      {"tile": "4s", "claimed_by": 2}]
+    view["players"][2]["melds"] = [{"type": "chow", "tiles": ["4s", "5s", "6s"], "from": 1,
+                                    "claimed": "4s"}]
+    info = read_seat(view)
+    assert info.unseen[tile("1s")] == 3
+    assert info.unseen[tile("4s")] == 3  # the claimed 4s is counted once, in the meld
+    assert info.unseen[tile("9m")] == 3  # the indicator (RULES §4.5)
+    assert info.unseen[tile("7s")] == 1  # three in hand
+    assert info.tan == {(2, 1): 1}
+
+
+def test_analysis_baotou_and_multiplier() -> None:
+    counts = [0] * 34
+    for t in parse_tiles("123m456m789p111s"):
+        counts[t] += 1
+    state = an.state_of(counts, 1, 0)
+    assert an.baotou_ready(state)
+    assert an.win_multiplier(state, tile("3z")) == 2  # 爆头
+    pairs = [0] * 34
+    for t in parse_tiles("11m22m33p44s55s11z"):
+        pairs[t] += 1
+    assert an.win_multiplier(an.state_of(pairs, 1, 0), tile("2z")) == 4  # 七客
+    pairs[tile("2z")] += 1
+    assert an.win_multiplier(an.state_of(pairs, 0, 0), tile("2z")) == 4  # 清七对
+
+
+def test_strong_is_deterministic_for_a_seed() -> None:
+    def play(seed: int) -> list[Action]:
+        m = Match(Rules(), 5)
+        bots = [StrongBot(seed, budget_ms=30) for _ in range(4)]
+        taken = []
+        while not m.over and m.hand_no == 1:
+            seat = m.to_move()[0]
+            a = bots[seat].choose(m.view(seat), m.legal_actions(seat))
+            taken.append(a)
+            m.apply(a)
+        return taken
+
+    first = play(7)
+    assert first == play(7)
+    assert len(first) > 20
+
+
+def test_efficiency_beats_random_and_decides_fast() -> None:
+    times = []
+    points = [0, 0, 0, 0]
+    m = Match(Rules(), 3)
+    bots = [EfficiencyBot(), RandomBot(1), RandomBot(2), RandomBot(3)]
+    while not m.over:
+        seat = m.to_move()[0]
+        legal = m.legal_actions(seat)
+        view = m.view(seat)
+        start = time.perf_counter()
+        a = bots[seat].choose(view, legal)
+        if seat == 0:
+            times.append(time.perf_counter() - start)
+        m.apply(a)
+    points = m.points()
+    assert points[0] > max(points[1:])
+    assert statistics.median(times) < 0.010  # about 1 ms on the reference machine
