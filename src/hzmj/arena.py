@@ -307,3 +307,33 @@ def arena(bots: Sequence[str], rules: Rules, hands: int, seed: int, *, duplicate
     report.update({"seed": seed, "duplicate": duplicate, "bots_by_seat": list(bots),
                    "rules": rules.to_dict(), "seconds": round(time.perf_counter() - start, 1)})
     return report
+
+
+def print_report(report: dict[str, Any], console: Any) -> None:
+    """The report as two rich tables (per bot, then pairwise tests) on ``console``."""
+    from rich.table import Table
+
+    def fmt(x: Any) -> str:
+        return "–" if x is None else f"{x:.3f}" if isinstance(x, float) else str(x)
+
+    title = (f"{report['hands']} hands ({report['matches']} matches, {report['deals']} deals"
+             f"{', duplicate' if report['duplicate'] else ''}), seed {report['seed']}, "
+             f"{report['seconds']} s")
+    table = Table(title=title)
+    for col in ("bot", "hands", "points/hand", "95% CI", "win rate", "mean M",
+                "decision ms (median / mean / max)"):
+        table.add_column(col)
+    for name, b in report["bots"].items():
+        lo, hi = b["ci95"]
+        table.add_row(name, str(b["hands"]), fmt(b["mean_points_per_hand"]),
+                      f"[{fmt(lo)}, {fmt(hi)}]", fmt(b["win_rate"]), fmt(b["mean_multiplier"]),
+                      f"{fmt(b['decision_ms_median'])} / {fmt(b['decision_ms_mean'])} / "
+                      f"{fmt(b['decision_ms_max'])}")
+    console.print(table)
+    pairs = Table(title="A scores more than B? (one-sided, paired over deals)")
+    for col in ("A", "B", "deals", "mean diff", "p (t-test)", "p (sign test)"):
+        pairs.add_column(col)
+    for p in report["pairs"]:
+        pairs.add_row(p["a"], p["b"], str(p["deals"]), fmt(p["mean_diff"]), fmt(p["p_t"]),
+                      fmt(p["p_sign"]))
+    console.print(pairs)

@@ -548,6 +548,49 @@ def serve_command(
     serve(host, port, db, log_level)
 
 
+# --------------------------------------------------------------------------------------
+# hzmj arena / hzmj play (bots)
+
+
+@app.command(name="arena")
+def arena_command(
+    bots: Annotated[str, typer.Option("--bots", help="Comma-separated bot names, one per "
+                                      "seat; strong:MS sets the strong bot's budget.")]
+    = "strong,efficiency,efficiency,efficiency",
+    hands: Annotated[int, typer.Option("--hands", min=1, help="Hands per rotation (whole "
+                                       "matches of rules.hands are played).")] = 64,
+    seed: Annotated[int, typer.Option("--seed", help="Arena seed.")] = 0,
+    duplicate: Annotated[bool, typer.Option("--duplicate", help="Replay every deal with "
+                                            "the bots rotated over the seats.")] = False,
+    workers: Annotated[int, typer.Option("--workers", min=1, help="Processes.")] = 2,
+    rule: RuleOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Bots play each other: points per hand with 95% CI, win rate, mean M, p-values."""
+    from rich.progress import Progress
+
+    from hzmj.arena import arena, print_report
+
+    names = [b.strip() for b in bots.split(",")]
+    _bot_factory([n.partition(":")[0] for n in names], len(names))  # checks the names
+    rules = parse_rules(rule, players=len(names))
+    with Progress(console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task("arena", total=None)
+
+        def advance(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+
+        try:
+            report = arena(names, rules, hands, seed, duplicate=duplicate, workers=workers,
+                           progress=advance)
+        except ValueError as exc:
+            fail(str(exc))
+    if as_json:
+        print_json(report)
+    else:
+        print_report(report, _console())
+
+
 def main() -> None:
     """Console-script entry point (``hzmj``)."""
     app()
