@@ -67,6 +67,8 @@ class Thinker:
         self._pool = (ProcessPoolExecutor(workers, multiprocessing.get_context("spawn"),
                                           _exit_with_parent, (os.getpid(),))
                       if workers > 0 else None)
+        if self._pool is not None:
+            self._pool.submit(os.getpid)  # start the workers now, not at the first bot move
 
     async def choose(self, bot: Bot, view: dict[str, Any],
                      legal: Sequence[Action]) -> tuple[Action, Bot]:
