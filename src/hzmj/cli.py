@@ -591,6 +591,24 @@ def arena_command(
         print_report(report, _console())
 
 
+@app.command(name="play")
+def play_command(
+    seat: Annotated[int, typer.Option("--seat", help="Your seat (0 = first).")] = 0,
+    seed: Annotated[int, typer.Option("--seed", help="Match seed.")] = 0,
+    bot: Annotated[str, typer.Option("--bot", help="Bot for the other seats.")]
+    = "efficiency",
+    rule: RuleOpt = None,
+) -> None:
+    """Play a whole match against bots in the terminal (h = hints, q = quit)."""
+    from hzmj.terminal import play
+
+    _bot_factory([bot.partition(":")[0]], 1)  # checks the name
+    rules = parse_rules(rule)
+    if not 0 <= seat < rules.players:
+        fail(f"--seat must be 0..{rules.players - 1}, got {seat}")
+    raise typer.Exit(play(rules, seed, seat, sys.stdin, sys.stdout, bot=bot))
+
+
 def main() -> None:
     """Console-script entry point (``hzmj``)."""
     app()
