@@ -32,7 +32,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from hzmj.tiles import NUM_KINDS, WHITE, Hand, Tile, tile_name
+from hzmj.tiles import NUM_KINDS, WHITE, Hand, Tile, counts_of, tile_name
 
 _BIG: Final = 99
 
@@ -444,10 +444,7 @@ def waits(
     concealed, melds = _concealed_and_melds(hand)
     _check_size(len(concealed) + 3 * melds, 13)
     counts, wilds = split_wilds(concealed, caishen)
-    own = [0] * NUM_KINDS
-    all_tiles = hand.all_tiles() if isinstance(hand, Hand) else list(hand)
-    for t in all_tiles:
-        own[t] += 1
+    own = counts_of(hand.all_tiles() if isinstance(hand, Hand) else hand)
     result = []
     for k in _winning_draws(counts, wilds, melds, caishen, own):
         seen = own[k] + (visible[k] if visible is not None else 0)
@@ -538,10 +535,7 @@ def discard_options(
     concealed, melds = _concealed_and_melds(hand)
     _check_size(len(concealed) + 3 * melds, 14)
     counts, wilds = split_wilds(concealed, caishen)
-    own = [0] * NUM_KINDS
-    all_tiles = hand.all_tiles() if isinstance(hand, Hand) else list(hand)
-    for t in all_tiles:
-        own[t] += 1
+    own = counts_of(hand.all_tiles() if isinstance(hand, Hand) else hand)
     options = []
     for d in sorted(set(concealed)):
         if d == caishen:
