@@ -68,10 +68,15 @@ def betainc(a: float, b: float, x: float) -> float:
     return 1.0 - math.exp(ln) * _betacf(b, a, 1.0 - x) / b
 
 
+def t_sf(t: float, df: float) -> float:
+    """Upper tail ``P(T > t)`` of Student's t (exact in the far tail too)."""
+    tail = 0.5 * betainc(df / 2.0, 0.5, df / (df + t * t))
+    return tail if t >= 0 else 1.0 - tail
+
+
 def t_cdf(t: float, df: float) -> float:
     """Student's t cumulative distribution function."""
-    tail = 0.5 * betainc(df / 2.0, 0.5, df / (df + t * t))
-    return 1.0 - tail if t >= 0 else tail
+    return 1.0 - t_sf(t, df)
 
 
 def t_quantile(p: float, df: float) -> float:
@@ -107,7 +112,7 @@ def paired_t_pvalue(diffs: Sequence[float]) -> float:
     m = statistics.fmean(diffs)
     if sd == 0:
         return 0.0 if m > 0 else 1.0
-    return 1.0 - t_cdf(m / (sd / math.sqrt(n)), n - 1)
+    return t_sf(m / (sd / math.sqrt(n)), n - 1)
 
 
 def sign_test_pvalue(diffs: Sequence[float]) -> float:
@@ -264,6 +269,11 @@ def _r(x: float) -> float | None:
     return None if math.isnan(x) or math.isinf(x) else round(x, 4)
 
 
+def _sig(p: float) -> float | None:
+    """A p-value to three significant digits (tiny ones stay visible)."""
+    return None if math.isnan(p) else float(f"{p:.3g}")
+
+
 def summarise(results: Sequence[GameResult]) -> dict[str, Any]:
     """Per-bot statistics and pairwise tests as a JSON-ready dict."""
     stats: dict[str, BotStats] = {}
@@ -287,8 +297,8 @@ def summarise(results: Sequence[GameResult]) -> dict[str, Any]:
             diffs = [ma[d] - mb[d] for d in ma if d in mb]
             pairs.append({"a": a_name, "b": b_name, "deals": len(diffs),
                           "mean_diff": _r(statistics.fmean(diffs) if diffs else math.nan),
-                          "p_t": _r(paired_t_pvalue(diffs)),
-                          "p_sign": _r(sign_test_pvalue(diffs))})
+                          "p_t": _sig(paired_t_pvalue(diffs)),
+                          "p_sign": _sig(sign_test_pvalue(diffs))})
     hands = sum(len(gr.seats[0].hand_points) for gr in results)
     return {"matches": len(results), "deals": len({gr.game.deal for gr in results}),
             "hands": hands, "bots": {n: s.to_dict() for n, s in stats.items()},
@@ -314,26 +324,27 @@ def print_report(report: dict[str, Any], console: Any) -> None:
     from rich.table import Table
 
     def fmt(x: Any) -> str:
-        return "–" if x is None else f"{x:.3f}" if isinstance(x, float) else str(x)
+        return "–" if x is None else f"{x:.2f}" if isinstance(x, float) else str(x)
 
     title = (f"{report['hands']} hands ({report['matches']} matches, {report['deals']} deals"
              f"{', duplicate' if report['duplicate'] else ''}), seed {report['seed']}, "
              f"{report['seconds']} s")
     table = Table(title=title)
-    for col in ("bot", "hands", "points/hand", "95% CI", "win rate", "mean M",
-                "decision ms (median / mean / max)"):
+    for col in ("bot", "hands", "pts/hand", "95% CI", "win rate", "mean M",
+                "ms med/mean/max"):
         table.add_column(col)
     for name, b in report["bots"].items():
         lo, hi = b["ci95"]
         table.add_row(name, str(b["hands"]), fmt(b["mean_points_per_hand"]),
                       f"[{fmt(lo)}, {fmt(hi)}]", fmt(b["win_rate"]), fmt(b["mean_multiplier"]),
-                      f"{fmt(b['decision_ms_median'])} / {fmt(b['decision_ms_mean'])} / "
-                      f"{fmt(b['decision_ms_max'])}")
+                      f"{b['decision_ms_median']:.2f}/{b['decision_ms_mean']:.1f}/"
+                      f"{b['decision_ms_max']:.0f}" if b["decision_ms_max"] is not None else "–")
     console.print(table)
     pairs = Table(title="A scores more than B? (one-sided, paired over deals)")
     for col in ("A", "B", "deals", "mean diff", "p (t-test)", "p (sign test)"):
         pairs.add_column(col)
     for p in report["pairs"]:
-        pairs.add_row(p["a"], p["b"], str(p["deals"]), fmt(p["mean_diff"]), fmt(p["p_t"]),
-                      fmt(p["p_sign"]))
+        pairs.add_row(p["a"], p["b"], str(p["deals"]), fmt(p["mean_diff"]),
+                      "–" if p["p_t"] is None else f"{p['p_t']:.3g}",
+                      "–" if p["p_sign"] is None else f"{p['p_sign']:.3g}")
     console.print(pairs)
