@@ -26,7 +26,6 @@ pytestmark = pytest.mark.skipif(
 sync_api = pytest.importorskip("playwright.sync_api")
 uvicorn = pytest.importorskip("uvicorn")
 
-from hzmj.events import action_from_json  # noqa: E402
 from hzmj.game import Match  # noqa: E402
 from hzmj.rules import Rules  # noqa: E402
 from hzmj.server.app import create_app  # noqa: E402
@@ -77,17 +76,6 @@ def find_seed(want: str, max_steps: int, *, stop_at_pong: bool) -> int:
     raise AssertionError(f"no seed gives {want!r} within {max_steps} actions")
 
 
-def replay_from_record(record: dict[str, Any]) -> dict[str, Any]:
-    """The replay the page asks for: {"rules", "steps": [{"action", "events"}]}, the
-    first step being the deal, events in full (unredacted) form."""
-    m = Match(Rules.from_dict(record["rules"]), record["seed"])
-    steps: list[dict[str, Any]] = [{"action": None, "events": [e.to_json() for e in m.log]}]
-    for raw in record["actions"]:
-        events = m.apply(action_from_json(raw))
-        steps.append({"action": raw, "events": [e.to_json() for e in events]})
-    return {"rules": record["rules"], "steps": steps}
-
-
 # ------------------------------------------------------------------ server and browser
 
 
@@ -107,10 +95,6 @@ class _Server:
         self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=self.port,
                                                     log_level="warning"))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def has_api(self, prefix: str, suffix: str) -> bool:
-        paths = [str(getattr(r, "path", "")) for r in self.app.routes]
-        return any(p.startswith(prefix) and p.endswith(suffix) for p in paths)
 
     def __enter__(self) -> _Server:
         self.thread.start()
@@ -311,13 +295,16 @@ def test_room_option_errors_show_next_to_the_field_and_english_toggle(
 
 
 def test_hover_hints_show_waits(server: _Server, page_at: Any) -> None:
-    if not server.has_api("/api/rooms/", "/hints"):
-        pytest.skip("the server offers no hint endpoint (GET /api/rooms/{id}/hints)")
     page = page_at(1280)
     create_room_with_bots(page, server.base, find_seed("win", 80, stop_at_pong=False))
     page.locator(".hand-tile.playable").first.wait_for()
     page.locator(".hand-tile.playable").first.hover()
     sync_api.expect(page.locator(".hint-panel .shanten, .hint-panel .waits").first).to_be_visible()
+    sync_api.expect(page.locator(".hint-panel .hint-discard")).to_be_visible()
+    sync_api.expect(page.locator(".hand-tile.best")).not_to_have_count(0)
+    page.click("button.suggest")
+    sync_api.expect(page.locator(".suggestion")).to_be_visible()
+    shot(page, "hints.png")
 
 
 def test_auto_play_to_the_final_table_then_the_replay(fast_server: _Server,
@@ -336,14 +323,11 @@ def test_auto_play_to_the_final_table_then_the_replay(fast_server: _Server,
     assert final.count(), "the match did not reach the final table under 托管"
     sync_api.expect(final.locator("tbody tr")).to_have_count(4)
     shot(page, "final.png")
-    if not fast_server.has_api("/api/matches/", "/replay"):
-        # until the server serves it, answer GET /api/matches/{id}/replay as proposed:
-        # the match rebuilt from its record, with the full events of every step
-        record = page.request.get(f"{fast_server.base}/api/matches/{room_id}/record").json()
-        page.route(f"**/api/matches/{room_id}/replay",
-                   lambda route: route.fulfill(json=replay_from_record(record)))
+    record = page.request.get(f"{fast_server.base}/api/matches/{room_id}/record").json()
     page.goto(f"{fast_server.base}/replay/{room_id}")
     page.wait_for_selector(".replay-controls")
+    steps = 1 + len(record["actions"])  # the deal, then one step per action
+    sync_api.expect(page.locator(".step-no")).to_contain_text(f"1 / {steps}")
     first = page.locator(".step-no").inner_text()
     page.click("button.next")
     page.click("button.next")

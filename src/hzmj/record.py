@@ -8,6 +8,7 @@ A record is a JSON object::
      "events_digest": "sha256 of every event"}
 
 :func:`replay` rebuilds the match from ``rules``, ``seed`` and ``actions`` alone;
+:func:`replay_steps` also returns what each action did (the replay page's steps);
 :func:`verify` also checks the stored points, per-hand deltas and event digest.
 """
 
@@ -16,9 +17,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from hzmj.events import Event, action_from_json
+from hzmj.events import Action, Event, action_from_json
 from hzmj.rules import Rules
 
 if TYPE_CHECKING:
@@ -57,11 +59,31 @@ def make_record(match: Match) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One step of a replayed match: ``action`` (``None`` for the deal, step 0) and the
+    events it produced."""
+
+    action: Action | None
+    events: tuple[Event, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"action": action json | null, "events": [full event json…]}``."""
+        return {"action": self.action.to_json() if self.action is not None else None,
+                "events": [e.to_json() for e in self.events]}
+
+
 def replay(record: Mapping[str, Any]) -> Match:
     """Rebuild a match from a record's rules, seed and actions.
 
     Raises :class:`RecordError` for a malformed record or an action that does not apply.
     """
+    return replay_steps(record)[0]
+
+
+def replay_steps(record: Mapping[str, Any]) -> tuple[Match, list[Step]]:
+    """:func:`replay`, also returning every step: the deal, then one per action.  The
+    steps' events, in order, are the match's whole log."""
     from hzmj.game import Match
 
     if not isinstance(record, Mapping) or record.get("format") != RECORD_FORMAT:
@@ -71,14 +93,16 @@ def replay(record: Mapping[str, Any]) -> Match:
     try:
         rules = Rules.from_dict(record["rules"])
         match = Match(rules, int(record["seed"]))
+        steps = [Step(None, tuple(match.log))]
         for i, raw in enumerate(record["actions"]):
             try:
-                match.apply(action_from_json(raw))
+                action = action_from_json(raw)
+                steps.append(Step(action, tuple(match.apply(action))))
             except ValueError as exc:
                 raise RecordError(f"action {i} ({raw}) does not apply: {exc}") from None
     except KeyError as exc:
         raise RecordError(f"record lacks {exc}") from None
-    return match
+    return match, steps
 
 
 def verify(record: Mapping[str, Any]) -> list[str]:

@@ -21,17 +21,21 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
+from hzmj.hints import hints as seat_hints
+from hzmj.record import replay_steps
 from hzmj.rules import Rules, RulesError
-from hzmj.server.bots import UnknownBotError
+from hzmj.server.bots import AUTO_BOT, UnknownBotError, get_bot
 from hzmj.server.config import ServerConfig
 from hzmj.server.protocol import (
     AddBot,
     BotAdded,
     CreateRoom,
     Health,
+    Hints,
     Joined,
     JoinRoom,
     Left,
+    Replay,
     RoomCreated,
     RoomInfo,
     RoomList,
@@ -143,17 +147,37 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         escaped = await room.call(lambda: room.leave(_bearer(authorization)))
         return Left(escaped=escaped)
 
+    @app.get("/api/rooms/{room_id}/hints")
+    async def hints(room_id: str, seat: int | None = None,
+                    authorization: Auth = None) -> Hints:
+        room = lobby().get(room_id)
+        # the view is read inside the actor (a consistent state); the analysis needs no more
+        mine, view = await room.call(lambda: room.seat_view(_bearer(authorization), seat))
+        adviser = get_bot(AUTO_BOT, room.seed + mine)
+        return Hints.model_validate(await asyncio.to_thread(seat_hints, view, adviser))
+
     @app.get("/api/matches/{room_id}/record")
     async def record(room_id: str) -> JSONResponse:
+        rec, _ = await _finished_record(room_id)
+        return JSONResponse(rec)
+
+    @app.get("/api/matches/{room_id}/replay")
+    async def replay(room_id: str) -> Replay:
+        rec, players = await _finished_record(room_id)
+        return await asyncio.to_thread(_replay, rec, players)
+
+    async def _finished_record(room_id: str) -> tuple[dict[str, Any], list[str | None]]:
+        """A finished match's record and its seats' names; 409 before the end."""
         room = lobby().rooms.get(room_id)
         if room is not None:
             if room.match is None or not room.match.over:
                 raise RoomError(409, "the match is not over yet")
-            return JSONResponse(room.match.record())
+            return room.match.record(), [s.name for s in room.seats]
         stored = await _finished(room_id)
         if stored.record is None:
             raise RoomError(409, "the match is not over yet")
-        return JSONResponse(stored.record)
+        names = {s.seat: s.name for s in stored.seats}
+        return stored.record, [names.get(i) for i in range(Rules.from_dict(stored.rules).players)]
 
     async def _finished(room_id: str) -> StoredRoom:
         found = await store().load_rooms(room_id=room_id)
@@ -208,6 +232,14 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     app.mount("/static", StaticFiles(directory=web, check_dir=False), name="static")
     return app
+
+
+def _replay(record: dict[str, Any], players: list[str | None]) -> Replay:
+    """Every step of a finished match, rebuilt from its record alone; the events in full
+    form, as a finished hand may be replayed openly (RULES §13)."""
+    _, steps = replay_steps(record)
+    return Replay.model_validate({"rules": record["rules"], "players": players,
+                                  "steps": [s.to_json() for s in steps]})
 
 
 def _finished_info(stored: StoredRoom) -> RoomInfo:

@@ -92,6 +92,45 @@ class Left(_Model):
     escaped: bool = Field(description="true: the match was running and the escape rule applied")
 
 
+class TileLeft(_Model):
+    tile: str
+    left: int = Field(description="copies the seat cannot see (RULES §13)")
+
+
+class DiscardHint(_Model):
+    tile: str = Field(description="a legal discard")
+    shanten: int = Field(description="the hand's shanten after it (0: ready)")
+    waits: list[TileLeft] = Field(description="winning tiles after it, when ready")
+    useful: list[TileLeft] = Field(description="draws that would lower the shanten")
+
+
+class HintCandidate(_Model):
+    action: Json
+    value: float = Field(description="the bot's own score; higher is better")
+    detail: str
+
+
+class Hints(_Model):
+    shanten: int = Field(description="of the hand as it is (−1: complete)")
+    waits: list[TileLeft] = Field(description="with 13 tiles: the winning tiles")
+    discards: list[DiscardHint] = Field(description="with 14 tiles: each legal discard, "
+                                                    "the suggested one first")
+    suggestion: Json | None = Field(description="the efficiency bot's choice; null when "
+                                                "the seat has nothing to do")
+    candidates: list[HintCandidate] = Field(description="its top choices, best first")
+
+
+class ReplayStep(_Model):
+    action: Json | None = Field(description="null for step 0, the deal")
+    events: list[Json] = Field(description="full (unredacted) events of this step")
+
+
+class Replay(_Model):
+    rules: Json
+    players: list[str | None] = Field(description="the seats' names")
+    steps: list[ReplayStep]
+
+
 class ErrorBody(_Model):
     detail: str
     option: str | None = Field(default=None, description="the room option at fault")
@@ -173,7 +212,8 @@ def protocol_schema() -> Json:
     """JSON Schema of every message (``docs/protocol.schema.json``)."""
     http: dict[str, type[BaseModel]] = {
         m.__name__: m for m in (Health, CreateRoom, RoomCreated, RoomInfo, RoomList, JoinRoom,
-                                Joined, AddBot, BotAdded, Started, Left, ErrorBody)}
+                                Joined, AddBot, BotAdded, Started, Left, Hints, Replay,
+                                ErrorBody)}
     defs: dict[str, Any] = {}
     for name, model in http.items():
         schema = model.model_json_schema(ref_template="#/$defs/{model}")

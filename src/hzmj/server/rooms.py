@@ -467,6 +467,18 @@ class Room:
         self._broadcast_room()
         return True
 
+    async def seat_view(self, token: str | None,
+                        seat: int | None = None) -> tuple[int, dict[str, Any]]:
+        """The token's seat and its view now (for hints); only a seat's own (RULES §13)."""
+        mine = self.seat_of_token(token) if token else None
+        if mine is None:
+            raise RoomError(401, "a valid seat token is needed (Authorization: Bearer TOKEN)")
+        if seat is not None and seat != mine:
+            raise RoomError(403, "hints are only for your own seat")
+        if self.match is None or self.match.over:
+            raise RoomError(409, "the match is not running")
+        return mine, self.match.view(mine)
+
     # ------------------------------------------------------------------ WebSocket clients
 
     async def connect(self, conn: Connection) -> None:

@@ -1,0 +1,114 @@
+"""Hints for one seat, read from its view alone (RULES §13): shanten, what each discard
+leaves (shanten, waits, useful tiles with the copies still unseen) and an adviser's
+suggestion.
+
+Only ``Match.view(seat)`` is read, so a hint can never tell more than the seat may see:
+``left`` counts the copies not in the seat's own hand or melds, not on any discard pile,
+not in another seat's exposed melds and not the flipped indicator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from hzmj.events import Action, Discard, action_from_json
+from hzmj.hand import Wait, discard_options, shanten, waits
+from hzmj.tiles import NUM_KINDS, WHITE, Hand, Meld, MeldKind, Tile, tile, tile_name
+
+
+class Adviser(Protocol):
+    """A bot as :mod:`hzmj.bots.base` defines it; ``explain`` is optional."""
+
+    def choose(self, view: dict[str, Any], legal: Sequence[Action]) -> Action: ...
+
+
+def own_hand(view: dict[str, Any]) -> Hand:
+    """The seat's concealed tiles and declared melds, from its view."""
+    if view["hand"] is None:
+        raise ValueError("a spectator's view has no hand")
+    caishen = tile(view["caishen"])
+    me = view["players"][view["seat"]]
+    melds = tuple(_meld(m, caishen) for m in me["melds"])
+    return Hand(tuple(tile(t) for t in view["hand"]), melds)
+
+
+def _meld(m: dict[str, Any], caishen: Tile) -> Meld:
+    physical = sorted(tile(t) for t in m["tiles"])
+    # a white dragon plays as the 财神 kind (RULES §5.2); the meld keeps what it plays as
+    played = sorted(caishen if t == WHITE else t for t in physical)
+    return Meld(MeldKind(m["type"]), tuple(played), m["from"], physical=tuple(physical))
+
+
+def visible_elsewhere(view: dict[str, Any]) -> list[int]:
+    """Per kind, the tiles the seat sees outside its own hand and melds: unclaimed
+    discards, the other seats' exposed melds and the flipped indicator (RULES §4.5)."""
+    seen = [0] * NUM_KINDS
+    if view["indicator"] is not None:
+        seen[tile(view["indicator"])] += 1
+    for p in view["players"]:
+        for d in p["discards"]:
+            if d["claimed_by"] is None:  # a claimed discard is counted in its meld
+                seen[tile(d["tile"])] += 1
+        if p["seat"] == view["seat"]:
+            continue
+        for m in p["melds"]:
+            for t in m["tiles"] or ():  # a face-down concealed kong shows nothing
+                seen[tile(t)] += 1
+    return seen
+
+
+def hints(view: dict[str, Any], adviser: Adviser | None = None) -> dict[str, Any]:
+    """``{"shanten", "waits", "discards", "suggestion", "candidates"}`` for the seat of
+    ``view`` (see ``docs/protocol.md``, ``GET /api/rooms/{id}/hints``).
+
+    With 14 tiles, ``discards`` lists every legal discard, best first (the adviser's
+    discard, then lowest shanten, then most useful tiles unseen) and ``waits`` is
+    empty; with 13, ``waits`` are the hand's winning tiles and ``discards`` is empty.
+    ``suggestion`` is the adviser's choice among the legal actions (``None`` when the
+    seat has none to take) and ``candidates`` its ranked alternatives if it can
+    ``explain``.
+    """
+    hand = own_hand(view)
+    caishen = tile(view["caishen"])
+    visible = visible_elsewhere(view)
+    legal = [action_from_json(a) for a in view["legal_actions"]]
+    result: dict[str, Any] = {"shanten": shanten(hand, caishen), "waits": [], "discards": [],
+                              "suggestion": None, "candidates": []}
+    if hand.size == 13:
+        result["waits"] = _tiles_left(waits(hand, caishen, visible))
+    else:
+        allowed = {a.tile for a in legal if isinstance(a, Discard)}
+        for option in discard_options(hand, caishen, visible):
+            if option.discard not in allowed:
+                continue
+            d = option.discard
+            gone = list(visible)
+            gone[d] += 1  # once discarded, the tile lies in sight on the pile
+            after = _without(hand, d)
+            ready = waits(after, caishen, gone) if option.shanten == 0 else []
+            useful = [Wait(w.tile, max(0, w.left - 1)) if w.tile == d else w
+                      for w in option.useful]
+            result["discards"].append({"tile": tile_name(d), "shanten": option.shanten,
+                                       "waits": _tiles_left(ready),
+                                       "useful": _tiles_left(useful)})
+    if adviser is not None and legal:
+        suggestion = adviser.choose(view, legal)
+        result["suggestion"] = suggestion.to_json()
+        explain = getattr(adviser, "explain", None)
+        if explain is not None:
+            result["candidates"] = [c.to_json() for c in explain(view, legal)]
+        if isinstance(suggestion, Discard):  # the first discard is the one marked best
+            name = tile_name(suggestion.tile)
+            result["discards"].sort(key=lambda d: d["tile"] != name)
+    return result
+
+
+def _without(hand: Hand, discard: Tile) -> Hand:
+    concealed = list(hand.concealed)
+    concealed.remove(discard)
+    return Hand(tuple(concealed), hand.melds)
+
+
+def _tiles_left(found: Sequence[Wait]) -> list[dict[str, object]]:
+    return [w.to_dict() for w in found]
