@@ -467,18 +467,16 @@ def simulate_command(
 
 
 def _bot_factory(names: Sequence[str], players: int) -> Any:
-    """Check bot names against the registry (random only when no registry exists)."""
+    """The bot registry's ``make_bot``, once every name is known to it."""
+    from hzmj.bots.registry import make_bot
+
     if len(names) != players:
         fail(f"--bot lists {len(names)} bots for {players} seats")
-    try:
-        from hzmj.bots.registry import BOT_NAMES, make_bot
-    except ImportError:
-        from hzmj.bots.random_bot import RandomBot
-
-        BOT_NAMES, make_bot = ("random",), (lambda _name, seed: RandomBot(seed))
     for name in names:
-        if name not in BOT_NAMES:
-            fail(f"unknown bot {name!r} (known: {', '.join(BOT_NAMES)})")
+        try:
+            make_bot(name, 0)
+        except ValueError as exc:
+            fail(str(exc))
     return make_bot
 
 

@@ -14,16 +14,11 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-from hzmj.events import Action
+from hzmj.bots.base import Bot
 from hzmj.game import Match
 from hzmj.rules import Rules
-
-
-class Bot(Protocol):
-    def choose(self, view: dict[str, Any], legal: Sequence[Action]) -> Action: ...
-
 
 BotFactory = Callable[[str, int], Bot]
 

@@ -16,11 +16,12 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from hzmj.bots.base import Bot
 from hzmj.env.encoding import ACTION_SIZE, OBS_SHAPE, action_mask, encode_view, legal_index_map
 from hzmj.events import Action
 from hzmj.game import Match
 from hzmj.rules import Rules
-from hzmj.simulate import Bot, derive_seed
+from hzmj.simulate import derive_seed
 
 
 class HzmjSeatEnv(gym.Env[dict[str, Any], Any]):

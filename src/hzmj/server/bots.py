@@ -1,26 +1,21 @@
-"""Bot lookup for bot seats and 托管: the bot registry when it exists, else the random bot."""
+"""Bots for bot seats and 托管, run off the event loop."""
 
 from __future__ import annotations
 
 import asyncio
-import importlib
 import multiprocessing
 import os
 import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any, Protocol
+from typing import Any
 
-from hzmj.bots.random_bot import RandomBot
+from hzmj.bots.base import Bot
+from hzmj.bots.registry import make_bot
 from hzmj.events import Action
 
 AUTO_BOT = "efficiency"  # plays for absent players (托管) and escaped seats
-FALLBACK_NAMES = ("efficiency", "random")
-
-
-class Bot(Protocol):
-    def choose(self, view: dict[str, Any], legal: Sequence[Action]) -> Action: ...
 
 
 class UnknownBotError(ValueError):
@@ -28,21 +23,12 @@ class UnknownBotError(ValueError):
 
 
 def get_bot(name: str, seed: int) -> Bot:
-    """The bot ``name`` from ``hzmj.bots.registry.make_bot`` if that module exists; else
-    a :class:`RandomBot` standing in for any of :data:`FALLBACK_NAMES`."""
+    """The registry's bot ``name`` (:func:`hzmj.bots.registry.make_bot`);
+    :class:`UnknownBotError` for a name it does not know."""
     try:
-        registry = importlib.import_module("hzmj.bots.registry")
-    except ImportError:
-        registry = None
-    if registry is not None and hasattr(registry, "make_bot"):
-        try:
-            bot: Bot = registry.make_bot(name, seed)
-        except (KeyError, ValueError) as exc:
-            raise UnknownBotError(str(exc)) from None
-        return bot
-    if name not in FALLBACK_NAMES:
-        raise UnknownBotError(f"unknown bot {name!r} (known: {', '.join(FALLBACK_NAMES)})")
-    return RandomBot(seed)
+        return make_bot(name, seed)
+    except ValueError as exc:
+        raise UnknownBotError(str(exc)) from None
 
 
 def _choose(bot: Bot, view: dict[str, Any], legal: Sequence[Action]) -> tuple[Action, Bot]:

@@ -21,10 +21,11 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from hzmj.bots.base import Bot
 from hzmj.events import Action, Escape, Event, IllegalActionError, action_from_json
 from hzmj.game import Match
 from hzmj.rules import Rules
-from hzmj.server.bots import AUTO_BOT, Bot, Thinker, get_bot
+from hzmj.server.bots import AUTO_BOT, Thinker, get_bot
 from hzmj.server.config import ServerConfig
 from hzmj.server.protocol import (
     AckMsg,
