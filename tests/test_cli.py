@@ -52,7 +52,8 @@ def run_error(*args: str) -> str:
     pytest.param(["4mP6m111p222s333s1z", "--win", "1z", "--caishen", "5m", "--rule",
                   "must_baotou_with_caishen=true"], 1, "平胡", "standard", False,
                  id="E13-flip-must-baotou"),
-    pytest.param(["123456789m111pP", "--win", "1z", "--chain", "piao", "--discard"], 2,
+    pytest.param(["123456789m111pP", "--win", "1z", "--chain", "piao", "--discard",
+                  "--rule", "discard_win=true"], 2,
                  "爆头", "standard", True, id="8.4-discard-ignores-chain"),
 ])
 def test_score_json_rules_15(args: list[str], m: int, zh: str, shape: str,
@@ -248,8 +249,17 @@ def test_waits_readable_output() -> None:
                  id="discard-win-between-non-dealers"),
     pytest.param(["settle", "--winner", "0", "--multiplier", "1", "--discarder", "2"], "§8.4",
                  id="discard-win-off"),
-    pytest.param(["score", "123456789m11pPP", "--win", "P", "--discard"], "§8.4",
+    pytest.param(["score", "123456789m11pPP", "--win", "P", "--discard",
+                  "--rule", "discard_win=true"], "cannot be on a 财神",
                  id="discard-win-on-caishen"),
+    pytest.param(["score", "123456789m111pP", "--win", "1z", "--discard"], "discard_win=true",
+                 id="discard-without-the-option"),
+    pytest.param(["score", "123456789m111sP", "--win", "1z", "--rule", "players=2",
+                  "--rule", "drop_bamboo=true"], "缺一门", id="bamboo-with-drop-bamboo"),
+    pytest.param(["settle", "--winner", "1", "--multiplier", "1", "--level", "2",
+                  "--tan", "1:2:3"], "§6.5", id="third-tan-between-non-dealers"),
+    pytest.param(["settle", "--winner", "1", "--multiplier", "1", "--tan", "1:0:3",
+                  "--rule", "three_tan_contract=false"], "§6.5", id="third-tan-contract-off"),
     pytest.param(["score", "123456789m1p[PPP]", "--win", "1z"], "§5.3", id="caishen-in-meld"),
     pytest.param(["score", "1111m23456789m1p", "--win", "1m"], "copies of 1m",
                  id="fifth-copy-with-win-tile"),
@@ -271,3 +281,11 @@ def test_no_arguments_prints_help() -> None:
     result = runner.invoke(app, [])
     assert result.exit_code == 0
     assert "score" in result.stdout and "settle" in result.stdout and "waits" in result.stdout
+
+
+def test_settle_players_option_validates_with_drop_bamboo() -> None:
+    # RULES §3: 缺一门 needs 2 players; --players must count before the rules are checked
+    out = run_json("settle", "--winner", "1", "--multiplier", "1", "--players", "2",
+                   "--rule", "drop_bamboo=true")
+    assert out["deltas"] == [-2, 2]
+    assert out["notes"][0] == "T = 2"

@@ -66,3 +66,13 @@ def test_replay_rejects_a_broken_file(tmp_path: Path) -> None:
     result = runner.invoke(app, ["replay", str(path)])
     assert result.exit_code == 2
     assert "cannot read" in result.stderr
+
+
+def test_replay_rejects_a_record_with_bad_rules(tmp_path: Path) -> None:
+    path = _finished_record(tmp_path)
+    record = json.loads(path.read_text())
+    record["rules"]["hands"] = 7
+    path.write_text(json.dumps(record))
+    result = runner.invoke(app, ["replay", str(path)])
+    assert result.exit_code == 2
+    assert "hands" in result.stderr and "Traceback" not in result.stderr

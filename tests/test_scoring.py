@@ -11,10 +11,12 @@ from hzmj.rules import Rules
 from hzmj.scoring import (
     ChainStats,
     HandScore,
+    discard_win_allowed,
     escape_penalty,
     score_hand,
     settle,
     share,
+    tan_limit,
 )
 from hzmj.tiles import parse_hand, tile
 
@@ -235,9 +237,33 @@ def test_rules_10_4_two_tan_is_no_contract() -> None:
 def test_rules_10_4_contracts_off_without_three_tan_contract() -> None:
     rules = Rules(three_tan_contract=False)
     result = settle(rules, winner=1, multiplier=1, dealer=0, level=1,
-                    tan={(1, 0): 3, (2, 1): 3}, piao_feeders=[3])
+                    tan={(1, 0): 2, (2, 1): 2}, piao_feeders=[3])
     assert list(result.deltas) == [-2, 4, -1, -1]
     assert {p.reason for p in result.payments} == {"share"}
+
+
+@pytest.mark.parametrize(("rules", "level", "tan"), [
+    (Rules(three_tan_contract=False), 1, {(1, 0): 3}),  # a third 摊 is never offered
+    (Rules(), 2, {(1, 2): 3}),  # two non-dealers while the dealer is at level 2
+    (Rules(), 3, {(2, 3): 4}),
+], ids=["contract-off", "non-dealers-level-2", "non-dealers-level-3"])
+def test_rules_6_5_settle_rejects_impossible_tan_counts(rules: Rules, level: int,
+                                                        tan: dict[tuple[int, int], int]) -> None:
+    with pytest.raises(ValueError, match="RULES §6.5"):
+        settle(rules, winner=1, multiplier=1, dealer=0, level=level, tan=tan)
+
+
+def test_rules_6_5_dealer_pairs_have_no_tan_limit_at_level_2() -> None:
+    result = settle(Rules(), winner=1, multiplier=1, dealer=0, level=2, tan={(1, 0): 3})
+    assert list(result.deltas) == [-6, 6, 0, 0]  # 承包: the dealer pays T = 4 + 1 + 1
+
+
+def test_rules_8_4_settle_rejects_a_discard_win_the_rules_forbid() -> None:
+    with pytest.raises(ValueError, match="RULES §8.4"):
+        settle(Rules(), winner=0, multiplier=1, dealer=0, level=3, discarder=1)
+    with pytest.raises(ValueError, match="RULES §8.4"):  # two non-dealers
+        settle(Rules(discard_win=True), winner=1, multiplier=1, dealer=0, level=3,
+               discarder=2)
 
 
 def test_rules_10_5_discard_win_plus_contract_example() -> None:
@@ -256,7 +282,7 @@ def test_rules_10_5_discard_win_plus_contract_example() -> None:
 def test_rules_10_5_discard_win_without_contracts_is_t_only() -> None:
     rules = Rules(discard_win=True, three_tan_contract=False)
     result = settle(rules, winner=0, multiplier=1, dealer=0, level=3, discarder=2,
-                    tan={(0, 1): 3})
+                    tan={(0, 1): 2})
     assert list(result.deltas) == [24, 0, -24, 0]
 
 
@@ -291,6 +317,7 @@ def test_rules_10_settle_rejects_bad_input(kwargs: dict[str, object], match: str
 
 @st.composite
 def settlements(draw: st.DrawFn) -> tuple[Rules, dict[str, object]]:
+    """Settlements the rules allow: 摊 counts within §6.5, discard wins per §8.4."""
     players = draw(st.sampled_from([2, 3, 4]))
     rules = Rules(players=players, cap=draw(st.sampled_from([None, 64, 128, 256])),
                   base_score=draw(st.integers(1, 10)),
@@ -298,14 +325,21 @@ def settlements(draw: st.DrawFn) -> tuple[Rules, dict[str, object]]:
                   discard_win=True)
     seats = st.integers(0, players - 1)
     winner = draw(seats)
+    dealer = draw(seats)
+    level = draw(st.integers(1, 3))
     pairs = st.tuples(seats, seats).filter(lambda p: p[0] != p[1])
-    tan = draw(st.dictionaries(pairs, st.integers(0, 5), max_size=6))
-    discarder = draw(st.none() | seats.filter(lambda s: s != winner))
+    tan = {}
+    for (a, b), count in draw(st.dictionaries(pairs, st.integers(0, 5), max_size=6)).items():
+        limit = tan_limit(rules, taker=a, giver=b, dealer=dealer, level=level)
+        tan[(a, b)] = count if limit is None else min(count, limit)
+    discarders = [s for s in range(players) if s != winner and discard_win_allowed(
+        rules, winner=winner, discarder=s, dealer=dealer, level=level)]
+    discarder = draw(st.none() | st.sampled_from(discarders)) if discarders else None
     return rules, {
         "winner": winner,
         "multiplier": 2 ** draw(st.integers(0, 10)),
-        "dealer": draw(seats),
-        "level": draw(st.integers(1, 3)),
+        "dealer": dealer,
+        "level": level,
         "discarder": discarder,
         "tan": tan,
         "piao_feeders": draw(st.lists(seats.filter(lambda s: s != winner), max_size=2)),

@@ -121,7 +121,9 @@ def fail(message: str) -> NoReturn:
 def parse_rules(items: Sequence[str] | None, *, players: int | None = None) -> Rules:
     """Rules from ``--rule KEY=VALUE`` items; ``players`` overrides the rules' own."""
     try:
-        rules = Rules.from_assignments(items or ())
+        # --players goes in first so that rules depending on it (缺一门) validate with it
+        base = Rules() if players is None else Rules(players=players)
+        rules = Rules.from_assignments(items or (), base=base)
         return rules if players is None else rules.replace(players=players)
     except RulesError as exc:
         fail(f"rule {exc}")
@@ -136,9 +138,10 @@ def parse_tile_arg(option: str, text: str) -> Tile:
 
 
 def parse_hand_arg(text: str, sizes: Sequence[int], caishen: Tile,
-                   extra: Sequence[Tile] = ()) -> Hand:
+                   extra: Sequence[Tile] = (), rules: Rules | None = None) -> Hand:
     """A hand (RULES §1.2) with one of ``sizes`` tiles (kongs as 3), checked with the
-    ``extra`` tiles (the winning tile) against RULES §1.1, §4.5 and §5.3."""
+    ``extra`` tiles (the winning tile) against RULES §1.1, §4.5 and §5.3, and against
+    缺一门 (no bamboo, §3) when ``rules`` drop bamboo."""
     try:
         hand = parse_hand(text)
     except TileParseError as exc:
@@ -150,6 +153,9 @@ def parse_hand_arg(text: str, sizes: Sequence[int], caishen: Tile,
     if any(caishen in m.tiles for m in hand.melds):
         fail(f"a 财神 ({tile_name(caishen)}) cannot be part of a meld (RULES §5.3)")
     counts = counts_of(hand.all_tiles() + list(extra))
+    if rules is not None and rules.drop_bamboo and any(counts[18:27]):
+        fail("drop_bamboo (缺一门) removes every bamboo tile, but the hand holds some "
+             "(RULES §3)")
     for kind, n in enumerate(counts):
         if n > 4:
             fail(f"{n} copies of {tile_name(kind)} with the winning tile (only 4 exist)")
@@ -214,11 +220,14 @@ def score(
     rules = parse_rules(rule)
     cs = parse_tile_arg("--caishen", caishen)
     win_tile = parse_tile_arg("--win", win)
-    parsed = parse_hand_arg(hand, (13,), cs, [win_tile])
+    parsed = parse_hand_arg(hand, (13,), cs, [win_tile], rules)
     items = [c.strip() for c in chain.split(",") if c.strip()]
     for item in items:
         if item not in CHAIN_ITEMS:
             fail(f"--chain: item must be piao or kong, got {item!r}")
+    if discard and not rules.discard_win:
+        fail("--discard needs --rule discard_win=true: otherwise only self-drawn wins "
+             "count (RULES §3, §8.4)")
     if discard and win_tile == cs:
         fail("a discard win cannot be on a 财神 (RULES §8.4)")
     result = score_hand(parsed, win_tile, cs, items, rules, discard=discard)
@@ -287,10 +296,6 @@ def settle_command(
     """Settle a won hand: who pays whom and why (RULES §10)."""
     rules = parse_rules(rule, players=players)
     feeders = [parse_seat("--piao-feeder", s) for s in piao_feeder or ()]
-    if discarder is not None and not (rules.discard_win and level == 3
-                                      and dealer in (winner, discarder)):
-        fail("a discard win needs --rule discard_win=true, --level 3 and the dealer as "
-             "winner or discarder (RULES §8.4)")
     try:
         result = settle(rules, winner=winner, multiplier=multiplier, dealer=dealer,
                         level=level, discarder=discarder, tan=parse_tan(tan or ()),
@@ -487,7 +492,7 @@ def replay_command(
     verify_flag: Annotated[bool, typer.Option("--verify", help="Replay and compare; exit 1 "
                                               "on any difference.")] = False,
 ) -> None:
-    """Print a recorded match hand by hand; ``--verify`` replays it and checks every figure."""
+    """Print a recorded match hand by hand; --verify replays it and checks every figure."""
     from hzmj.record import RecordError, replay, verify
 
     try:

@@ -34,7 +34,15 @@ from hzmj.events import (
 )
 from hzmj.hand import is_standard_win, is_win_counts, plays_as, split_wilds
 from hzmj.rules import Rules
-from hzmj.scoring import HandScore, Settlement, escape_penalty, score_hand, settle
+from hzmj.scoring import (
+    HandScore,
+    Settlement,
+    discard_win_allowed,
+    escape_penalty,
+    score_hand,
+    settle,
+    tan_limit,
+)
 from hzmj.tiles import (
     NUM_KINDS,
     WHITE,
@@ -48,7 +56,6 @@ from hzmj.tiles import (
 )
 
 DEAD_WALL: Final = 20  # RULES §4.6: ten stacks are never drawn
-TAN_LIMIT: Final = 2  # RULES §6.5
 
 # claim priority (RULES §6.3): win > pong = exposed kong > chow
 _RANK_WIN: Final = 3
@@ -352,12 +359,9 @@ class Match:
         """RULES §6.5: may ``taker`` take one more 摊 from ``giver``?"""
         if not is_chow and not self.rules.pong_counts_as_tan:
             return True
-        taken = self.tan.get((taker, giver), 0)
-        if not self.rules.three_tan_contract:
-            return taken < TAN_LIMIT
-        if self.level >= 2 and self.dealer not in (taker, giver):
-            return taken < TAN_LIMIT
-        return True
+        limit = tan_limit(self.rules, taker=taker, giver=giver, dealer=self.dealer,
+                          level=self.level)
+        return limit is None or self.tan.get((taker, giver), 0) < limit
 
     def _why_illegal(self, action: Action, legal: Sequence[Action]) -> str:
         if self.phase == "turn" and action.seat != self.turn:
@@ -567,11 +571,9 @@ class Match:
     def _discard_winners(self, discarder: int) -> tuple[int, ...]:
         """RULES §8.4: the seats that may win on ``discarder``'s discard at all: only with
         the option, at dealer level 3, and between the dealer and a non-dealer."""
-        if not self.rules.discard_win or self.level != 3:
-            return ()
-        if discarder == self.dealer:
-            return self._after[discarder]
-        return (self.dealer,)
+        return tuple(s for s in self._after[discarder]
+                     if discard_win_allowed(self.rules, winner=s, discarder=discarder,
+                                            dealer=self.dealer, level=self.level))
 
     def _discard_win_allowed(self, seat: int, discarder: int, t: Tile) -> bool:
         """RULES §8.4: a discard win by ``seat`` on ``t``: the option, level and pairing,

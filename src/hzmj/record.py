@@ -91,8 +91,11 @@ def replay_steps(record: Mapping[str, Any]) -> tuple[Match, list[Step]]:
     if record.get("version") != RECORD_VERSION:
         raise RecordError(f"unsupported record version {record.get('version')!r}")
     try:
-        rules = Rules.from_dict(record["rules"])
-        match = Match(rules, int(record["seed"]))
+        try:
+            rules = Rules.from_dict(record["rules"])
+            match = Match(rules, int(record["seed"]))
+        except (TypeError, ValueError) as exc:  # RulesError is a ValueError
+            raise RecordError(f"record has bad rules or seed: {exc}") from None
         steps = [Step(None, tuple(match.log))]
         for i, raw in enumerate(record["actions"]):
             try:

@@ -324,6 +324,26 @@ def share(rules: Rules, multiplier: int, *, winner: int, payer: int, dealer: int
     return capped * rules.base_score, text
 
 
+TAN_LIMIT: Final = 2  # RULES §6.5
+
+
+def tan_limit(rules: Rules, *, taker: int, giver: int, dealer: int, level: int) -> int | None:
+    """RULES §6.5: the most 摊 ``taker`` may take from ``giver`` in one hand, or ``None``
+    when there is no limit (3 or more then create a contract, §10.4)."""
+    if not rules.three_tan_contract:
+        return TAN_LIMIT
+    if level >= 2 and dealer not in (taker, giver):
+        return TAN_LIMIT  # two non-dealers while the dealer is at level 2 or 3
+    return None
+
+
+def discard_win_allowed(rules: Rules, *, winner: int, discarder: int, dealer: int,
+                        level: int) -> bool:
+    """RULES §8.4: discard wins need the option, dealer level 3, and are only between
+    the dealer and a non-dealer."""
+    return rules.discard_win and level == 3 and (winner == dealer) != (discarder == dealer)
+
+
 def _check_seat(name: str, seat: int | None, players: int) -> None:
     if seat is not None and not (0 <= seat < players):
         raise ValueError(f"{name} must be a seat 0..{players - 1}, got {seat}")
@@ -345,13 +365,20 @@ def settle(
     ``tan[(taker, giver)]`` counts 摊 that ``taker`` took from ``giver`` this hand (§6.5);
     ``piao_feeders`` are seats whose discard the winner claimed after the first 财神
     discard of its chain (后半场承包, §10.4); ``discarder`` is set for a discard win
-    (§10.5).  ``ValueError`` for a bad seat, level or multiplier.
+    (§10.5).  ``ValueError`` for a bad seat, level or multiplier, a 摊 count over the
+    limit of §6.5, or a discard win that §8.4 does not allow.
     """
     n = rules.players
     for name, seat in (("winner", winner), ("dealer", dealer), ("discarder", discarder)):
         _check_seat(name, seat, n)
     if discarder == winner:
         raise ValueError("the discarder cannot be the winner")
+    dealer_factor(level)
+    if discarder is not None and not discard_win_allowed(rules, winner=winner,
+                                                         discarder=discarder, dealer=dealer,
+                                                         level=level):
+        raise ValueError("a discard win needs discard_win=true, dealer level 3 and the "
+                         "dealer as winner or discarder (RULES §8.4)")
     if multiplier < 1 or multiplier & (multiplier - 1):
         raise ValueError(f"multiplier must be a power of two ≥ 1, got {multiplier}")
     tan = dict(tan or {})
@@ -360,6 +387,10 @@ def settle(
         _check_seat("tan giver", b, n)
         if a == b or count < 0:
             raise ValueError(f"bad 摊 entry {a}:{b}:{count}")
+        limit = tan_limit(rules, taker=a, giver=b, dealer=dealer, level=level)
+        if limit is not None and count > limit:
+            raise ValueError(f"seat {a} cannot have taken {count} 摊 from seat {b}: at most "
+                             f"{limit} here (RULES §6.5)")
     feeders = set(piao_feeders)
     for s in feeders:
         _check_seat("piao feeder", s, n)
@@ -367,7 +398,8 @@ def settle(
     shares = {x: share(rules, multiplier, winner=winner, payer=x, dealer=dealer, level=level)
               for x in others}
     total = sum(v for v, _ in shares.values())
-    t_text = f"T = {' + '.join(str(shares[x][0]) for x in others)} = {total}"
+    t_text = (f"T = {' + '.join(str(shares[x][0]) for x in others)} = {total}"
+              if len(others) > 1 else f"T = {total}")
     payments: list[Payment] = []
     notes = [t_text]
     if rules.three_tan_contract:  # RULES §10.4
