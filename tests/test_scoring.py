@@ -357,6 +357,13 @@ def test_rules_10_6_settlements_sum_to_zero(case: tuple[Rules, dict[str, object]
     assert sum(p.amount for p in result.payments) == result.deltas[kwargs["winner"]]
 
 
+@pytest.mark.parametrize("level", [1, 2])
+def test_rules_8_5_no_escape_penalty_below_level_3(level: int) -> None:
+    result = escape_penalty(Rules(), escaper=2, dealer=0, level=level)
+    assert list(result.deltas) == [0, 0, 0, 0]
+    assert result.payments == ()
+
+
 @given(st.sampled_from([2, 3, 4]), st.data())
 def test_rules_8_5_escape_penalty_sums_to_zero(players: int, data: st.DataObject) -> None:
     seats = st.integers(0, players - 1)

@@ -737,16 +737,11 @@ class Match:
         return not dealer_won and any(s.points <= 0 for s in self.seats)
 
     def _escape(self, seat: int) -> None:
-        """RULES §8.5: pay the 财飘 share to everyone at dealer level 3; a bot takes over."""
+        """RULES §8.5: the escape penalty (none below dealer level 3); a bot takes over."""
         self.seats[seat].auto = True
-        payments: list[dict[str, Any]] = []
-        deltas = [0] * self.n
-        if self.level == 3:
-            pen = escape_penalty(self.rules, escaper=seat, dealer=self.dealer, level=self.level)
-            for s, d in zip(self.seats, pen.deltas, strict=True):
-                s.points += d
-            deltas = list(pen.deltas)
-            payments = [p.to_dict() for p in pen.payments]
-        self._emit({"type": "escape", "seat": seat, "deltas": deltas, "payments": payments,
-                    "points": self.points()})
+        pen = escape_penalty(self.rules, escaper=seat, dealer=self.dealer, level=self.level)
+        for s, d in zip(self.seats, pen.deltas, strict=True):
+            s.points += d
+        self._emit({"type": "escape", "seat": seat, "deltas": list(pen.deltas),
+                    "payments": [p.to_dict() for p in pen.payments], "points": self.points()})
 

@@ -433,10 +433,15 @@ ESCAPE_MULTIPLIER: Final = 4  # RULES §8.5 / §14.8: priced as 财飘
 
 
 def escape_penalty(rules: Rules, *, escaper: int, dealer: int, level: int) -> Settlement:
-    """RULES §8.5: the escaping seat pays every other seat the share it would pay if that
-    seat had won by self-draw with M = 4 (财飘)."""
+    """RULES §8.5: while the dealer is at level 3, the escaping seat pays every other seat
+    the share it would pay if that seat had won by self-draw with M = 4 (财飘); at lower
+    levels nobody pays (the seat is simply played by a bot)."""
     _check_seat("escaper", escaper, rules.players)
     _check_seat("dealer", dealer, rules.players)
+    dealer_factor(level)
+    if level < 3:
+        return Settlement.of(rules.players, (), ("no escape penalty below dealer level 3 "
+                                                  "(RULES §8.5)",))
     payments = []
     for x in range(rules.players):
         if x == escaper:
