@@ -165,7 +165,8 @@ def no_horizontal_scroll(page: Any) -> bool:
 
 
 def create_room_with_bots(page: Any, base: str, seed: int,
-                          options: dict[str, str] | None = None) -> str:
+                          options: dict[str, str] | None = None,
+                          waiting_shot: str | None = None) -> str:
     """Create a room through the lobby, fill seats 1–3 with bots, start; the room id."""
     page.goto(base + "/")
     page.fill("#player-name", "Alice")
@@ -176,10 +177,18 @@ def create_room_with_bots(page: Any, base: str, seed: int,
     page.click("button.create-room")
     page.wait_for_url("**/room/**")
     room_id = page.url.rsplit("/", 1)[1]
+    # the rules as a readable summary, not key=value pairs
+    rules = page.locator(".rules-line")
+    sync_api.expect(rules).to_contain_text("4人")
+    sync_api.expect(rules).to_contain_text("不封顶")
+    sync_api.expect(rules).not_to_contain_text("=")
+    sync_api.expect(page.locator("button.copy-link svg.icon-copy")).to_have_count(1)
     for left in (2, 1, 0):
         page.locator("select.bot-level").first.select_option(BOT)
         page.locator("button.add-bot").first.click()
         sync_api.expect(page.locator("button.add-bot")).to_have_count(left)
+    if waiting_shot:
+        shot(page, waiting_shot)
     page.click("button.start")
     page.wait_for_selector(".hand .hand-tile")
     return room_id
@@ -234,11 +243,21 @@ def hand_tiles(page: Any) -> list[str]:
 def test_lobby_bots_and_a_whole_hand_to_the_settlement(server: _Server, page_at: Any) -> None:
     seed = find_seed("win", 45, stop_at_pong=False)
     page = page_at(1280)
-    create_room_with_bots(page, server.base, seed)
+    create_room_with_bots(page, server.base, seed, waiting_shot="waiting.png")
     sync_api.expect(page.locator(".live-count")).not_to_be_empty()
     sync_api.expect(page.locator(".caishen-box .tile.caishen")).to_have_count(1)
     sync_api.expect(page.locator(".badge-dealer")).to_have_count(1)
     sync_api.expect(page.locator("section.seat:not(.own)")).to_have_count(3)
+    # seats sit like a real table around you (RULES §2.2: 下家 on the right)
+    sync_api.expect(page.locator(".area-right .seat-pos")).to_have_text("下家")
+    sync_api.expect(page.locator(".area-top .seat-pos")).to_have_text("对家")
+    sync_api.expect(page.locator(".area-left .seat-pos")).to_have_text("上家")
+    sync_api.expect(page.locator(".area-right section.seat")).to_have_attribute("data-seat", "1")
+    sync_api.expect(page.locator(".seat-wind")).to_have_count(4)
+    # your discards live in your own panel, the only own panel; no empty highlighted bar
+    sync_api.expect(page.locator("section.own")).to_have_count(1)
+    sync_api.expect(page.locator("section.own-area .discards")).to_have_count(1)
+    assert page.locator(".claim-bar.empty").count() == 0
     page.wait_for_timeout(300)
     shot(page, "table.png")
     play_until(page, "dialog.modal .settlement", 90)
@@ -278,6 +297,12 @@ def test_pong_through_the_claim_bar_then_reload_restores_the_seat(
     sync_api.expect(page.locator(".own .discards .tile")).not_to_have_count(0)
     assert no_horizontal_scroll(page), "table scrolls sideways at 390 px"
     shot(page, "table-390.png")
+    page.click("button.lang")
+    sync_api.expect(page.locator(".area-right .seat-pos")).to_have_text("Next")
+    sync_api.expect(page.locator(".rules-line")).to_contain_text("4 players")
+    assert no_horizontal_scroll(page), "English table scrolls sideways at 390 px"
+    shot(page, "table-390-en.png")
+    page.click("button.lang")
 
 
 def test_room_option_errors_show_next_to_the_field_and_english_toggle(
@@ -289,9 +314,49 @@ def test_room_option_errors_show_next_to_the_field_and_english_toggle(
     page.click("button.create-room")
     error = page.locator('[data-option="drop_bamboo"] .field-error')
     sync_api.expect(error).to_contain_text("2")
+    # the option's Chinese label and a Chinese reading, the server's text kept
+    sync_api.expect(error).to_contain_text("缺一门（去掉条子）：仅限2人")
+    sync_api.expect(error).to_contain_text("only allowed with 2 players")
+    shot(page, "lobby-error.png")
+    page.select_option("#opt-players", "2")  # fixing the form clears the stale error
+    sync_api.expect(error).to_be_empty()
+    page.select_option("#opt-players", "4")
+    page.click("button.create-room")
+    sync_api.expect(error).not_to_be_empty()
+    # 底分 = 0: the browser blocks the submit itself; the old server error must go too
+    page.eval_on_selector("#opt-base_score", "n => { n.value = '0'; }")
+    page.click("button.create-room")
+    sync_api.expect(error).to_be_empty()
+    assert "/room/" not in page.url
     page.click("button.lang")
     sync_api.expect(page.locator("form.create h2")).to_have_text("Create a room")
     page.click("button.lang")
+
+
+def test_white_dragon_stand_in_shows_what_it_plays_as(server: _Server, page_at: Any) -> None:
+    """RULES §5.2: in flip mode a white dragon is the 财神 kind; its face says which."""
+    page = page_at(390, 300)
+    page.goto(server.base + "/")
+    page.evaluate("""async () => {
+      const { tileElement } = await import('/static/tiles.js');
+      const row = document.createElement('div');
+      row.id = 'demo';
+      row.style.cssText = 'display:flex;gap:6px;padding:12px;background:#0f5a45';
+      for (const cs of ['5m', '1z', '3p', '7s']) {
+        row.append(tileElement('5z', { caishen: cs, standIn: true, lang: 'zh' }));
+      }
+      row.append(tileElement('5z', { caishen: '5m', standIn: true, small: true, lang: 'zh' }));
+      row.append(tileElement('5m', { caishen: '5m', standIn: true, lang: 'zh' }));
+      row.append(tileElement('5z', { caishen: '5m', standIn: false, lang: 'zh' }));
+      document.body.prepend(row);
+    }""")
+    demo = page.locator("#demo")
+    sync_api.expect(demo.locator(".tile.standin")).to_have_count(5)
+    first = demo.locator(".tile.standin").first
+    sync_api.expect(first).to_have_attribute("aria-label", "白板=五万")
+    assert first.locator("svg").text_content() == "白五萬"
+    assert demo.locator(".tile.standin svg").nth(1).text_content() == "白東"
+    demo.screenshot(path=str(ARTIFACTS / "standin-390.png"))
 
 
 def test_hover_hints_show_waits(server: _Server, page_at: Any) -> None:

@@ -2,7 +2,9 @@
 // keyboard; 胡 / 杠 / 碰 / 吃 / 过 as one-click buttons, one per choice.
 
 import { bi, t } from "./i18n.js";
-import { h, meldElement, seatBadges, seatName, tileOpts } from "./render.js";
+import {
+  discardsElement, h, meldElement, seatBadges, seatLabels, seatName, tileOpts, turnChip,
+} from "./render.js";
 import { sortTiles, tileElement } from "./tiles.js";
 
 const CLAIM_ORDER = ["win", "kong", "pong", "chow", "pass"];
@@ -61,9 +63,15 @@ export function ownArea(ctx) {
       return node;
     }));
   const melds = h("div.row.melds.own-melds", {}, p.melds.map((m) => meldElement(board, m, names)));
-  return h("section.own-area", { dataset: { seat: me } },
-    h("div.seat-head", {}, h("span.seat-name", {}, seatName(names, me), ` (${t("you")})`),
-      h("span.points", {}, `${p.points} ${t("points")}`), ...seatBadges(board, me)),
+  const active = actions.length > 0 || (board.turn === me && board.phase === "turn");
+  return h(`section.own-area.seat.own${active ? ".active" : ""}`,
+    { dataset: { seat: me }, "aria-label": `${seatName(names, me)} (${t("you")})` },
+    h("div.seat-head", {}, h("span.seat-pos.you", {}, t("you")), ...seatLabels(board, me, me),
+      h("span.seat-name", {}, seatName(names, me)),
+      h("span.points", {}, `${p.points} ${t("points")}`), ...seatBadges(board, me),
+      turnChip(board, me)),
+    discardsElement(board, me),
+    h("div.countdown", { hidden: true }, h("div.bar"), h("span.secs")),
     h("div.hand-row", {}, melds, handRow),
     actionBar(ctx));
 }
@@ -82,7 +90,10 @@ function groupClaims(actions) {
 function actionBar(ctx) {
   const { board, actions } = ctx;
   const groups = groupClaims(actions);
-  if (!groups.length) return h("div.claim-bar.empty", { "aria-hidden": "true" });
+  if (!groups.length) {
+    // nothing to claim: on the own turn, say how to discard; otherwise nothing at all
+    return actions.length ? h("p.turn-help", {}, t("your_turn_help")) : null;
+  }
   const opts = tileOpts(board, { small: true });
   const buttons = [];
   for (const [type, list] of groups) {

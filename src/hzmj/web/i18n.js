@@ -102,6 +102,17 @@ const STRINGS = {
   log: ["记录", "Log"],
   seconds: ["{0}秒", "{0}s"],
   escape: ["{0} 离开（托管）", "{0} left (bot plays)"],
+  copy: ["复制", "Copy"],
+  copy_link: ["复制链接", "Copy the link"],
+  rules: ["规则", "Rules"],
+  rel_next: ["下家", "Next"],
+  rel_opposite: ["对家", "Opposite"],
+  rel_prev: ["上家", "Previous"],
+  seat_wind: ["门风", "Seat wind"],
+  seat_no: ["{0}号位", "seat {0}"],
+  to_play: ["出牌中", "to play"],
+  your_turn_help: ["轮到你出牌：点选一张再点一次（或双击）打出；键盘 ←→ 选牌，Enter 打出",
+    "Your turn: tap a tile twice (or double-click) to discard; keyboard ←→ then Enter"],
 };
 
 // Labels of the RULES §3 options and their values.
@@ -130,6 +141,16 @@ export const VALUE_LABELS = {
   discard_win: { false: ["自摸胡", "self-draw only"], true: ["庄闲放铳", "discard wins (level 3)"] },
   cap: { null: ["不封顶", "none"] },
 };
+
+// The server's English rule errors (hzmj.rules.RulesError), in Chinese.
+const MESSAGE_ZH = [
+  [/is only allowed with (\d+) players/, "仅限$1人"],
+  [/^must be a positive integer \(got (.*)\)$/, "须为正整数（当前 $1）"],
+  [/^must be one of (.*) \(got (.*)\)$/, "须为 $1 之一（当前 $2）"],
+  [/^expected an integer \(got (.*)\)$/, "须为整数（当前 $1）"],
+  [/^(must be|expected) true or false.*$/, "须为是或否"],
+  [/^unknown option.*$/, "未知选项"],
+];
 
 let lang = localStorage.getItem("hzmj.lang") || "zh";
 
@@ -169,6 +190,56 @@ export function optionLabel(key) {
 export function valueLabel(key, value) {
   const pair = VALUE_LABELS[key]?.[String(value)];
   return pair ? pick(pair) : String(value);
+}
+
+/**
+ * A server error about room option `key` ("drop_bamboo: 缺一门 is only allowed with 2
+ * players") with the option's label in front: Chinese label and message (the server's
+ * English kept when no translation is known) in Chinese mode, the English label and the
+ * server's text plus the Chinese term in English mode.
+ */
+export function optionError(key, message) {
+  const pair = OPTION_LABELS[key];
+  let rest = String(message || "");
+  if (rest.startsWith(`${key}: `)) rest = rest.slice(key.length + 2);
+  if (!pair) return rest === message ? rest : `${key}: ${rest}`;
+  if (lang === "zh") {
+    const known = MESSAGE_ZH.find(([re]) => re.test(rest));
+    if (!known) return `${pair[0]}：${rest}`;
+    const m = rest.match(known[0]);
+    const zh = known[1].replace(/\$(\d)/g, (_, i) => m[Number(i)]);
+    return `${pair[0]}：${zh}（${rest}）`;
+  }
+  return `${pair[1]} (${pair[0]}): ${rest}`;
+}
+
+/** The room rules (RULES §3) as a short localised list: "4人 · 打局 8局 · 底分1 · …". */
+export function rulesSummary(r) {
+  if (!r) return "";
+  const zh = lang === "zh";
+  const v = (key) => valueLabel(key, r[key]);
+  const parts = [zh ? `${r.players}人` : `${r.players} players`];
+  if (r.drop_bamboo) parts.push(zh ? "缺一门" : "no bamboo (缺一门)");
+  if (r.match_mode === "points") {
+    parts.push(zh ? `打分 起始${r.start_points}分` : `until broke, ${r.start_points} points each`);
+  } else {
+    parts.push(zh ? `打局 ${r.hands}局` : `${r.hands} hands`);
+  }
+  parts.push(zh ? `底分${r.base_score}` : `base score ${r.base_score}`);
+  parts.push(zh ? v("caishen_mode") : r.caishen_mode === "flip" ? "flipped wild (翻财神)"
+    : "white dragons wild (白板财神)");
+  parts.push(zh ? v("dealer_start_level") : `dealer starts at level ${r.dealer_start_level}`);
+  parts.push(zh ? v("discard_win") : r.discard_win ? "discard wins at level 3" : "self-draw wins only");
+  parts.push(zh ? (r.three_tan_contract ? "三摊承包" : "无三摊承包")
+    : r.three_tan_contract ? "three-摊 contract" : "no 摊 contract");
+  parts.push(zh ? (r.pong_counts_as_tan ? "碰算摊" : "碰不算摊")
+    : r.pong_counts_as_tan ? "pongs count as 摊" : "pongs are not 摊");
+  if (r.must_baotou_with_caishen) parts.push(zh ? "有财必拷响" : "with a wild only 爆头 wins");
+  parts.push(r.cap === null || r.cap === undefined ? (zh ? "不封顶" : "no cap")
+    : zh ? `封顶${r.cap}` : `cap ${r.cap}`);
+  parts.push(zh ? `吃碰${r.claim_seconds}秒 · 出牌${r.turn_seconds}秒`
+    : `claims ${r.claim_seconds}s · turn ${r.turn_seconds}s`);
+  return parts.join(" · ");
 }
 
 export function levelName(level) {

@@ -1,7 +1,7 @@
 // The lobby (/): create a room with every RULES §3 option, list open rooms.
 
 import { api, saveName, saveSeat, savedName } from "./api.js";
-import { optionLabel, t, valueLabel } from "./i18n.js";
+import { optionError, optionLabel, rulesSummary, t, valueLabel } from "./i18n.js";
 import { h } from "./render.js";
 
 // RULES §3: every option, its choices and its default.
@@ -57,10 +57,14 @@ function syncFields(form) {
   form.querySelector('[data-option="start_points"]').hidden = mode !== "points";
 }
 
+/** Forget every error shown: the user changed something or submits again. */
+function clearErrors(form) {
+  form.querySelectorAll(".field-error, .form-error").forEach((n) => { n.textContent = ""; });
+}
+
 async function createRoom(form) {
-  form.querySelectorAll(".field-error").forEach((n) => { n.textContent = ""; });
+  clearErrors(form);
   const general = form.querySelector(".form-error");
-  general.textContent = "";
   const name = form.elements.player_name.value.trim();
   if (!name) {
     form.querySelector(".name-error").textContent = t("your_name");
@@ -78,15 +82,14 @@ async function createRoom(form) {
     location.href = `/room/${roomId}`;
   } catch (e) {
     const target = e.field && form.querySelector(`[data-option="${e.field}"] .field-error`);
-    (target || general).textContent = e.message;
+    (target || general).textContent = e.field ? optionError(e.field, e.message) : e.message;
     if (target) target.closest(".field").hidden = false;
   }
 }
 
 function roomRow(room) {
   const r = room.rules;
-  const summary = [`${r.players}${t("seat")}`, valueLabel("match_mode", r.match_mode),
-    valueLabel("caishen_mode", r.caishen_mode), valueLabel("discard_win", r.discard_win)].join(" · ");
+  const summary = rulesSummary(r);
   return h("li.room-row", { dataset: { room: room.room_id } },
     h("b", {}, room.name || room.room_id), " ", h("span.summary", {}, summary), " ",
     h("span.free", {}, `${room.free_seats.length} ${t("free_seats")}`), " ",
@@ -109,6 +112,11 @@ export async function renderLobby(root) {
     h("p.form-error", { role: "alert" }),
     h("button.create-room", { type: "submit" }, t("create")));
   form.addEventListener("change", () => syncFields(form));
+  // a server error is stale once the user edits the form, or once the browser itself
+  // blocks a submit (e.g. 底分 = 0 fails the field's min)
+  form.addEventListener("input", () => clearErrors(form));
+  form.addEventListener("change", () => clearErrors(form));
+  form.addEventListener("invalid", () => clearErrors(form), true);
   syncFields(form);
   const list = h("ul.rooms");
   const refresh = async () => {

@@ -24,6 +24,29 @@ export function h(spec, attrs = {}, ...children) {
   return node;
 }
 
+const SVG_NS = "http://www.w3.org/2000/svg";
+const ICONS = {
+  // padlock (抓打圈 badge) and two stacked sheets (copy), drawn so no font is needed
+  lock: [["rect", { x: 4, y: 10, width: 16, height: 11, rx: 2, fill: "currentColor" }],
+    ["path", { d: "M8 10V7a4 4 0 0 1 8 0v3", fill: "none", stroke: "currentColor", "stroke-width": 2.4 }]],
+  copy: [["rect", { x: 8, y: 8, width: 12, height: 13, rx: 2, fill: "none", stroke: "currentColor", "stroke-width": 2 }],
+    ["path", { d: "M5 16H4V4h11v1", fill: "none", stroke: "currentColor", "stroke-width": 2 }]],
+};
+
+/** A small inline SVG icon (1em square, takes the text colour). */
+export function icon(name) {
+  const svg = document.createElementNS(SVG_NS, "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("class", `icon icon-${name}`);
+  svg.setAttribute("aria-hidden", "true");
+  for (const [tag, attrs] of ICONS[name]) {
+    const node = document.createElementNS(SVG_NS, tag);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+    svg.append(node);
+  }
+  return svg;
+}
+
 /** Tile options for a board: the 财神 and whether white dragons stand in for it. */
 export function tileOpts(board, extra = {}) {
   const standIn = board.rules?.caishen_mode !== "white" && board.caishen !== "5z";
@@ -71,7 +94,7 @@ export function seatBadges(board, i) {
     levelBadge(board, p),
     piao ? h("span.badge-piao", { title: t("piao") }, `${bi("财飘", "wild discarded")}${piao > 1 ? ` ×${piao}` : ""}`) : null,
     kongs ? h("span.badge-kong", {}, `${bi("杠", "kong")}${kongs > 1 ? ` ×${kongs}` : ""}`) : null,
-    board.lock === i ? h("span.badge-lock", { title: t("locked_by", "") }, `🔒 ${bi("抓打圈", "lock")}`) : null,
+    board.lock === i ? h("span.badge-lock", { title: t("locked_by", "") }, icon("lock"), ` ${bi("抓打圈", "lock")}`) : null,
     p.auto ? h("span.badge-auto", {}, t("auto")) : null,
   ];
 }
@@ -88,40 +111,64 @@ export function discardsElement(board, i) {
   }));
 }
 
-/** Panel of one seat (an opponent, or the own seat's info line when `own`). */
-export function seatPanel(board, i, names, { own = false, showHand = false } = {}) {
+const WINDS = [["东", "E"], ["南", "S"], ["西", "W"], ["北", "N"]];
+
+/** Where seat i sits for `viewer`: "next" (下家), "opposite" (对家), "prev" (上家) or null. */
+export function relativeOf(board, i, viewer) {
+  if (viewer === null || viewer === undefined || i === viewer) return null;
+  const rel = (i - viewer + board.n) % board.n;
+  if (board.n === 2) return "opposite";
+  if (rel === 1) return "next";
+  return rel === board.n - 1 ? "prev" : "opposite";
+}
+
+/** Chips naming a seat: relative position, seat wind (东 = dealer) and seat number. */
+export function seatLabels(board, i, viewer) {
+  const rel = relativeOf(board, i, viewer);
+  const wind = WINDS[((i - board.dealer) % board.n + board.n) % board.n];
+  return [
+    rel ? h("span.seat-pos", { dataset: { rel } }, t(`rel_${rel}`)) : null,
+    h("span.seat-wind", { title: `${t("seat_wind")} · ${t("seat_no", i + 1)}` },
+      getLang() === "zh" ? wind[0] : `${wind[1]} ${wind[0]}`),
+    h("span.seat-no", {}, t("seat_no", i + 1)),
+  ];
+}
+
+/** Whose move it is, as a chip on that seat. */
+export function turnChip(board, i) {
+  if (board.phase === "over") return null;
+  if (board.phase === "turn" && board.turn === i) return h("span.turn-chip", {}, t("to_play"));
+  return null;
+}
+
+/** Panel of one opponent (or any seat in the replay); `viewer` decides 下家/对家/上家. */
+export function seatPanel(board, i, names, { showHand = false, viewer = board.seat } = {}) {
   const p = board.players[i];
-  const active = board.turn === i && board.phase !== "over";
-  const head = h("div.seat-head",
-    {},
-    h("span.seat-name", {}, seatName(names, i), own ? ` (${t("you")})` : ""),
+  const active = board.turn === i && board.phase === "turn";
+  const head = h("div.seat-head", {},
+    ...seatLabels(board, i, viewer),
+    h("span.seat-name", {}, seatName(names, i)),
     h("span.points", {}, `${p.points} ${t("points")}`),
     ...seatBadges(board, i),
-    own ? null : h("span.count", { title: t("concealed") }, `${t("concealed")} ${p.concealed_count}`),
-  );
-  const parts = own ? [] : [head];
-  if (!own) {
-    const hand = showHand && (p.hand || p.revealed?.concealed);
-    if (hand) {
-      const opts = tileOpts(board, { small: true });
-      parts.push(h("div.row.open-hand", {}, sortTiles(hand, board.caishen, opts.standIn)
-        .map((x) => tileElement(x, opts))));
-    }
-    parts.push(h("div.row.melds", {}, p.melds.map((m) => meldElement(board, m, names))));
+    h("span.count", { title: t("concealed") }, `${t("concealed")} ${p.concealed_count}`),
+    turnChip(board, i));
+  const parts = [head];
+  const hand = showHand && (p.hand || p.revealed?.concealed);
+  if (hand) {
+    const opts = tileOpts(board, { small: true });
+    parts.push(h("div.row.open-hand", {}, sortTiles(hand, board.caishen, opts.standIn)
+      .map((x) => tileElement(x, opts))));
   }
+  parts.push(h("div.row.melds", {}, p.melds.map((m) => meldElement(board, m, names))));
   parts.push(discardsElement(board, i));
-  return h(`section.seat${active ? ".active" : ""}${own ? ".own" : ""}`,
+  return h(`section.seat${active ? ".active" : ""}`,
     { dataset: { seat: i }, "aria-label": seatName(names, i) }, parts);
 }
 
-/** Position class of seat i around the viewer (bottom = viewer, counter-clockwise). */
+/** Position class of seat i around the viewer (bottom = viewer, 下家 on the right). */
 export function positionOf(board, i) {
-  const me = board.seat ?? 0;
-  const rel = (i - me + board.n) % board.n;
-  if (rel === 0) return "bottom";
-  if (board.n === 2) return "top";
-  if (board.n === 3) return rel === 1 ? "right" : "left";
-  return ["bottom", "right", "top", "left"][rel];
+  const rel = relativeOf(board, i, board.seat ?? 0);
+  return { next: "right", opposite: "top", prev: "left" }[rel] || "bottom";
 }
 
 /** The centre: hand number, 财神 indicator, live wall, whose turn. */

@@ -89,7 +89,8 @@ function render() {
   const areas = { top: [], left: [], right: [], bottom: [] };
   for (let i = 0; i < b.n; i += 1) {
     const showHand = state.show === "all" || Number(state.show) === i;
-    areas[positionOf({ ...b, seat: focus }, i)].push(seatPanel(b, i, state.names, { showHand }));
+    areas[positionOf({ ...b, seat: focus }, i)].push(seatPanel(b, i, state.names,
+      { showHand, viewer: focus }));
   }
   const lines = step.events.map((e) => eventLine(b, e, state.names)).filter(Boolean);
   const he = step.events.find((e) => e.type === "hand_end") && b.handEnd;

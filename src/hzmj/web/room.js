@@ -4,9 +4,9 @@
 import { api, forgetSeat, loadSeat, saveName, saveSeat, savedName, wsUrl } from "./api.js";
 import { applyEvent, boardFromView } from "./board.js";
 import { handleKey, ownArea, splitHand } from "./hand.js";
-import { bi, getLang, t } from "./i18n.js";
+import { bi, getLang, rulesSummary, t } from "./i18n.js";
 import {
-  centreInfo, dialog, eventLine, finalElement, h, positionOf, seatName, seatNames, seatPanel,
+  centreInfo, dialog, eventLine, finalElement, h, icon, positionOf, seatName, seatNames, seatPanel,
   settlementElement, tileOpts,
 } from "./render.js";
 import { tileElement, tileLabel } from "./tiles.js";
@@ -208,11 +208,18 @@ export class RoomPage {
   /** 托管 as the server sees it (it also turns on after repeated timeouts). */
   get autoOn() {
     const s = this.room?.seats.find((x) => x.seat === this.mine?.seat);
-    return Boolean(s?.auto);
+    const server = Boolean(s?.auto);
+    // show the user's choice until the server's room update confirms it
+    const pending = this.autoWanted !== undefined && Date.now() - this.autoAt < 3000;
+    if (pending && this.autoWanted !== server) return this.autoWanted;
+    this.autoWanted = undefined;
+    return server;
   }
 
   toggleAuto() {
-    this.send({ type: "auto", on: !this.autoOn });
+    this.autoWanted = !this.autoOn;
+    this.autoAt = Date.now();
+    this.send({ type: "auto", on: this.autoWanted });
   }
 
   async fetchHints() {
@@ -363,15 +370,14 @@ export class RoomPage {
         s.owner ? ` · ${t("owner")}` : "", s.seat === mySeat ? ` · ${t("you")}` : "",
         actions);
     });
-    const rules = Object.entries(room.rules).map(([k, v]) => `${k}=${v}`).join(", ");
+    const copy = () => navigator.clipboard?.writeText(link).then(() => this.toast(t("copied")));
     return h("main.waiting", {},
       h("h2", {}, room.name || this.roomId),
       this.statusLine(),
       h("p.share", {}, `${t("share")}: `, h("input.share-link", { value: link, readonly: true,
         onfocus: (e) => e.target.select() }),
-      h("button", { onclick: () => navigator.clipboard?.writeText(link).then(() => this.toast(t("copied"))) },
-        "⧉")),
-      h("p.rules-line", {}, rules),
+      h("button.copy-link", { onclick: copy, title: t("copy_link") }, icon("copy"), ` ${t("copy")}`)),
+      h("p.rules-line", {}, h("b", {}, `${t("rules")}: `), rulesSummary(room.rules)),
       mySeat === undefined || mySeat === null
         ? h("p", {}, h("label", {}, `${t("your_name")} `, h("input#seat-name", { value: savedName(),
           maxlength: 40 }))) : null,
@@ -396,15 +402,14 @@ export class RoomPage {
       this.suggestion ? h("span.suggestion", {}, `${t("suggest")}: ${describe(this.suggestion)}`) : null,
       b.over ? h("a", { href: `/replay/${this.roomId}` }, t("replay")) : null,
       seated ? h("button.leave", { onclick: () => this.leave() }, t("leave")) : null);
+    // a real table: you at the bottom, 下家 on the right, 对家 at the top, 上家 on the left
     const areas = { top: [], left: [], right: [], bottom: [] };
     for (let i = 0; i < b.n; i += 1) {
       const pos = positionOf(b, i);
       if (pos === "bottom" && seated) continue;
       areas[pos].push(seatPanel(b, i, this.names, { showHand: b.phase === "over" }));
     }
-    const own = seated ? [seatPanel(b, b.seat, this.names, { own: true }), ownArea(this.ctx())]
-      : areas.bottom;
-    const countdown = h("div.countdown", { hidden: true }, h("div.bar"), h("span.secs"));
+    const own = seated ? ownArea(this.ctx()) : areas.bottom;
     return h("main.table-page", {},
       this.statusLine(),
       toolbar,
@@ -412,10 +417,11 @@ export class RoomPage {
         h("div.area-top", {}, areas.top),
         h("div.area-left", {}, areas.left),
         h("div.area-right", {}, areas.right),
-        h("div.area-centre", {}, centreInfo(b, this.names), countdown,
+        h("div.area-centre", {}, centreInfo(b, this.names),
           h("div.hint-panel", { "aria-live": "polite" }),
           h("div.log", {}, this.log.slice(-3).map((x) => h("div", {}, x)))),
-        h("div.area-bottom", {}, own)));
+        h("div.area-bottom", {}, own)),
+      h("p.rules-line", {}, rulesSummary(b.rules)));
   }
 
   renderHintPanel() {

@@ -1,7 +1,7 @@
 // Tiles drawn as SVG (RULES §1): dots and bamboo as shapes, characters and honours as
 // large CJK glyphs.  The 财神 gets a gold frame and a 财 badge; in flip mode a white
-// dragon that stands in for the 财神 kind (RULES §5.2) gets a dashed frame and the kind
-// it plays as.
+// dragon that stands in for the 财神 kind (RULES §5.2) gets a dashed frame and shows
+// "白" over the kind it plays as.
 
 const NS = "http://www.w3.org/2000/svg";
 const RANK_ZH = "一二三四五六七八九";
@@ -90,6 +90,31 @@ function drawBamboo(svg, rank) {
   });
 }
 
+const SUIT_FACE = { m: ["萬", "#c0282d"], p: ["筒", "#1d4fa3"], s: ["條", "#1f7a3a"] };
+
+/**
+ * A white dragon standing in for the 财神 kind (RULES §5.2): the white dragon's blue
+ * frame, a blue band reading 白, and the kind it plays as written large below ("五/萬",
+ * "東"), all inside the face so it still reads at phone width.
+ */
+function drawStandIn(svg, kind) {
+  svg.append(el("rect", { x: 4, y: 4, width: 52, height: 72, rx: 5, fill: "none",
+    stroke: "#1d4fa3", "stroke-width": 3.5 }));
+  svg.append(el("path", { d: "M4 9a5 5 0 0 1 5-5h42a5 5 0 0 1 5 5v12H4z", fill: "#1d4fa3" }));
+  svg.append(el("text", { x: 30, y: 13.5, "font-size": 14, fill: "#fff", "text-anchor": "middle",
+    "dominant-baseline": "central", "font-weight": 700,
+    "font-family": "'Noto Sans CJK SC','WenQuanYi Zen Hei',sans-serif" }, "白"));
+  const { rank, suit } = parseTile(kind);
+  if (suit === "z") {
+    const color = rank === 6 ? "#1f7a3a" : rank === 7 ? "#c0282d" : "#111";
+    glyph(svg, HONOR_ZH[rank - 1], 49, 32, color);
+    return;
+  }
+  const [ch, color] = SUIT_FACE[suit];
+  glyph(svg, RANK_ZH[rank - 1], 36, 24, "#111");
+  glyph(svg, ch, 61, 24, color);
+}
+
 function drawFace(svg, name) {
   const { rank, suit } = parseTile(name);
   if (suit === "p") drawDots(svg, rank);
@@ -128,7 +153,9 @@ export function tileElement(name, opts = {}) {
   }
   svg.append(el("rect", { x: 1, y: 1, width: 58, height: 78, rx: 7, fill: "#fbf8ef",
     stroke: "#8c8676", "stroke-width": 2 }));
-  drawFace(svg, name);
+  const standIn = Boolean(opts.standIn && opts.caishen && name === "5z" && opts.caishen !== "5z");
+  if (standIn) drawStandIn(svg, opts.caishen);
+  else drawFace(svg, name);
   box.append(svg);
   box.dataset.tile = name;
   const lang = opts.lang || "zh";
@@ -140,13 +167,11 @@ export function tileElement(name, opts = {}) {
     badge.textContent = "财";
     box.append(badge);
     label += lang === "zh" ? "（财神）" : " (wild)";
-  } else if (opts.standIn && opts.caishen && name === "5z") {
+  } else if (standIn) {
     box.classList.add("standin");
-    const badge = document.createElement("span");
-    badge.className = "badge si";
-    badge.textContent = opts.caishen;
-    box.append(badge);
-    label += lang === "zh" ? `（作${tileLabel(opts.caishen, "zh")}）` : ` (plays as ${opts.caishen})`;
+    box.dataset.standsFor = opts.caishen;
+    label = lang === "zh" ? `白板=${tileLabel(opts.caishen, "zh")}`
+      : `White dragon = ${tileLabel(opts.caishen, "en")}`;
   }
   if (opts.claimed) box.classList.add("claimed");
   box.title = label;
