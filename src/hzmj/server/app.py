@@ -19,6 +19,7 @@ from fastapi import FastAPI, Header, Request, WebSocket
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
+from sqlalchemy.engine import make_url
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from hzmj.hints import hints as seat_hints
@@ -348,7 +349,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None,
     cfg = ServerConfig.from_env(db=db)
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("alembic").setLevel(logging.WARNING)
-    print(f"hzmj table server: open http://{host}:{port}/  (database {cfg.db_url})",
-          flush=True)
+    shown = make_url(cfg.db_url).render_as_string(hide_password=True)
+    print(f"hzmj table server: open http://{host}:{port}/  (database {shown})", flush=True)
     uvicorn.run(create_app(cfg), host=host, port=port, log_level=log_level,
                 ws_max_size=WS_MAX_FRAME, ws_per_message_deflate=False)

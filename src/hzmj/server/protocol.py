@@ -10,13 +10,30 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
 
 Json = dict[str, Any]
 
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+def _no_nul(text: str) -> str:
+    # PostgreSQL's text columns cannot hold NUL (SQLite's can): refuse it on every database
+    if "\x00" in text:
+        raise ValueError("must not contain NUL characters")
+    return text
+
+
+def _int64(seed: int | None) -> int | None:
+    # the seed is stored in a BIGINT column
+    if seed is not None and not -(2**63) <= seed < 2**63:
+        raise ValueError("must fit in a signed 64-bit integer")
+    return seed
+
+
+Name = Annotated[str, AfterValidator(_no_nul)]
 
 
 # --------------------------------------------------------------------------------------
@@ -29,8 +46,9 @@ class Health(_Model):
 
 class CreateRoom(_Model):
     rules: Json = Field(default_factory=dict, description="RULES §3 options; missing = default")
-    name: str = Field(default="", max_length=60)
-    seed: int | None = Field(default=None, description="fixes the deal (tests, replays)")
+    name: Name = Field(default="", max_length=60)
+    seed: Annotated[int | None, AfterValidator(_int64)] = Field(
+        default=None, description="fixes the deal (tests, replays)")
 
 
 class RoomCreated(_Model):
@@ -63,7 +81,7 @@ class RoomList(_Model):
 
 
 class JoinRoom(_Model):
-    name: str = Field(min_length=1, max_length=40)
+    name: Name = Field(min_length=1, max_length=40)
     seat: int | None = None
 
 

@@ -225,7 +225,8 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 
 def make_engine(url: str) -> AsyncEngine:
-    engine = create_async_engine(url)
+    # pre-ping: a database server that restarted leaves dead connections in the pool
+    engine = create_async_engine(url, pool_pre_ping=True)
     if engine.dialect.name == "sqlite":
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
     return engine
