@@ -647,6 +647,19 @@ def test_rules_6_7_concealed_kong_hidden_until_the_owners_next_draw() -> None:
     assert m.view(1)["players"][0]["melds"][0]["tiles"] == ["1z"] * 4
 
 
+def test_rules_6_7_concealed_kong_shown_when_its_owner_claims_next() -> None:
+    # play comes back to the owner through a pong: the go-around has passed
+    m = deal("1111z123m456p799s4z", *NO_EAST, replacements="9m")
+    act(m, "0 kong 1z concealed")
+    act(m, "0 discard 4z")
+    act(m, "1 discard 9s")
+    assert offered(m, 0) == ["pong", "pass"]
+    assert m.view(2)["players"][0]["melds"][0]["tiles"] is None
+    events = act(m, "0 pong")
+    assert [e.type for e in events][:2] == ["kong_shown", "pong"]
+    assert m.view(2)["players"][0]["melds"][0]["tiles"] == ["1z"] * 4
+
+
 def test_rules_13_claim_windows_show_no_other_seats_options() -> None:
     m = deal(*PONG_TABLE)
     act(m, "0 discard 7s")

@@ -488,13 +488,18 @@ class Match:
             return
         t = self.wall[self.head]
         self.head += 1
-        st = self.seats[seat]
-        if st.hidden_kongs:  # RULES §6.7: shown once a go-around has passed
-            for idx in sorted(st.hidden_kongs):
-                self._emit({"type": "kong_shown", "seat": seat,
-                            "tile": _NAMES[st.melds[idx].tiles[0]]})
-            st.hidden_kongs.clear()
+        self._show_kongs(seat)
         self._give(seat, t, replacement=False)
+
+    def _show_kongs(self, seat: int) -> None:
+        """RULES §6.7: a concealed kong is shown once a go-around has passed, i.e. when
+        play comes back to its owner (a draw from the wall or a claim, not a
+        replacement within the same turn; docs/rules-decisions.md #2)."""
+        st = self.seats[seat]
+        for idx in sorted(st.hidden_kongs):
+            self._emit({"type": "kong_shown", "seat": seat,
+                        "tile": _NAMES[st.melds[idx].tiles[0]]})
+        st.hidden_kongs.clear()
 
     def _discard(self, seat: int, t: Tile) -> None:
         st = self.seats[seat]
@@ -642,6 +647,7 @@ class Match:
             return
         st.missed_pong.clear()
         st.missed_win.clear()
+        self._show_kongs(seat)
         if st.chain.count("piao") >= 1:  # RULES §10.4 后半场承包
             st.feeders.add(giver)
         if isinstance(action, Chow):
