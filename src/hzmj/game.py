@@ -325,6 +325,7 @@ class Match:
         self.last_draw: Tile | None = None  # None with drew=True: the dealer's dealt 14 (§4.7)
         self.lock: int | None = None  # RULES §5.5
         self.tan: dict[tuple[int, int], int] = {}
+        self._winners_on = self._list_discard_winners()
         self.claim_tile: Tile | None = None
         self.claim_from = -1
         self.claim_options: dict[int, list[Action]] = {}
@@ -575,10 +576,15 @@ class Match:
 
     def _discard_winners(self, discarder: int) -> tuple[int, ...]:
         """RULES §8.4: the seats that may win on ``discarder``'s discard at all: only with
-        the option, at dealer level 3, and between the dealer and a non-dealer."""
-        return tuple(s for s in self._after[discarder]
-                     if discard_win_allowed(self.rules, winner=s, discarder=discarder,
-                                            dealer=self.dealer, level=self.level))
+        the option, at dealer level 3, and between the dealer and a non-dealer (fixed for
+        the hand, so listed once per hand)."""
+        return self._winners_on[discarder]
+
+    def _list_discard_winners(self) -> list[tuple[int, ...]]:
+        return [tuple(s for s in self._after[d]
+                      if discard_win_allowed(self.rules, winner=s, discarder=d,
+                                             dealer=self.dealer, level=self.level))
+                for d in range(self.n)]
 
     def _discard_win_allowed(self, seat: int, discarder: int, t: Tile) -> bool:
         """RULES §8.4: a discard win by ``seat`` on ``t``: the option, level and pairing,
