@@ -489,7 +489,8 @@ class Match:
             return
         t = self.wall[self.head]
         self.head += 1
-        self._show_kongs(seat)
+        if self.seats[seat].hidden_kongs:
+            self._show_kongs(seat)
         self._give(seat, t, replacement=False)
 
     def _show_kongs(self, seat: int) -> None:
@@ -653,7 +654,8 @@ class Match:
             return
         st.missed_pong.clear()
         st.missed_win.clear()
-        self._show_kongs(seat)
+        if st.hidden_kongs:
+            self._show_kongs(seat)
         if st.chain.count("piao") >= 1:  # RULES §10.4 后半场承包
             st.feeders.add(giver)
         if isinstance(action, Chow):
