@@ -166,12 +166,16 @@ def no_horizontal_scroll(page: Any) -> bool:
 
 def create_room_with_bots(page: Any, base: str, seed: int,
                           options: dict[str, str] | None = None,
-                          waiting_shot: str | None = None) -> str:
-    """Create a room through the lobby, fill seats 1–3 with bots, start; the room id."""
+                          waiting_shot: str | None = None,
+                          numbers: dict[str, int] | None = None) -> str:
+    """Create a room through the lobby (``options`` picked from selects, ``numbers``
+    typed into number fields), fill seats 1–3 with bots, start; the room id."""
     page.goto(base + "/")
     page.fill("#player-name", "Alice")
     for key, value in (options or {}).items():
         page.select_option(f"#opt-{key}", value)
+    for key, number in (numbers or {}).items():
+        page.fill(f"#opt-{key}", str(number))
     page.click("details.advanced summary")
     page.fill("#opt-seed", str(seed))
     page.click("button.create-room")
@@ -208,11 +212,14 @@ def discard_drawn(page: Any, *, keyboard: bool = False) -> bool:
     return True
 
 
-def play_until(page: Any, done: str, seconds: float, *, take: str | None = None) -> None:
+def play_until(page: Any, done: str, seconds: float, *, take: str | None = None,
+               keyboard: bool = True) -> None:
     """Play seat 0 by its default moves (taking a win, and `take` claims) until the
-    selector `done` is visible."""
+    selector `done` is visible; the first discard goes by keyboard when ``keyboard``.
+    A scripted game path (a seed chosen for what it offers) should not use the
+    keyboard: a selection left by a click the table re-rendered under would move."""
     deadline = time.time() + seconds
-    keyboard_used = False
+    keyboard_used = not keyboard
     while time.time() < deadline:
         if page.locator(done).count():
             return
@@ -277,8 +284,9 @@ def test_pong_through_the_claim_bar_then_reload_restores_the_seat(
     page = page_at(390, 844)
     page.goto(server.base + "/")
     assert no_horizontal_scroll(page), "lobby scrolls sideways at 390 px"
-    create_room_with_bots(page, server.base, seed)
-    play_until(page, ".claim-pong", 30)
+    # a long claim window: a slow machine must not let the awaited pong expire unseen
+    create_room_with_bots(page, server.base, seed, numbers={"claim_seconds": 20})
+    play_until(page, ".claim-pong", 60, keyboard=False)
     sync_api.expect(page.locator(".claim-pass")).to_be_visible()
     assert no_horizontal_scroll(page), "table with the claim bar scrolls sideways at 390 px"
     shot(page, "table-390-claim.png")
@@ -376,8 +384,8 @@ def test_auto_play_to_the_final_table_then_the_replay(fast_server: _Server,
                                                       page_at: Any) -> None:
     page = page_at(1280)
     room_id = create_room_with_bots(page, fast_server.base, 7)
-    page.locator("label.auto input").check()
-    sync_api.expect(page.locator("label.auto input")).to_be_checked()
+    page.locator("label.auto input").click()  # one click; the server confirms it
+    sync_api.expect(page.locator("label.auto input")).to_be_checked(timeout=15000)
     final = page.locator("dialog.modal table.final")
     deadline = time.time() + 240  # generous: a loaded CI machine plays 8 hands slowly
     while not final.count() and time.time() < deadline:

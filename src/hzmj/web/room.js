@@ -210,7 +210,7 @@ export class RoomPage {
     const s = this.room?.seats.find((x) => x.seat === this.mine?.seat);
     const server = Boolean(s?.auto);
     // show the user's choice until the server's room update confirms it
-    const pending = this.autoWanted !== undefined && Date.now() - this.autoAt < 3000;
+    const pending = this.autoWanted !== undefined && Date.now() - this.autoAt < 10000;
     if (pending && this.autoWanted !== server) return this.autoWanted;
     this.autoWanted = undefined;
     return server;
