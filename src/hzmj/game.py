@@ -201,9 +201,12 @@ class Match:
             self._escape(action.seat)
         else:
             legal = self._legal(action.seat)
-            # offered instances match by identity; equal new ones by value
-            if not any(a is action for a in legal) and action not in legal:
-                raise IllegalActionError(self._why_illegal(action, legal))
+            for offered in legal:  # offered instances match by identity (the fast path)
+                if offered is action:
+                    break
+            else:
+                if action not in legal:  # equal new instances match by value
+                    raise IllegalActionError(self._why_illegal(action, legal))
             self.actions.append(action)
             if self.phase == "turn":
                 self._apply_turn(action)

@@ -50,14 +50,13 @@ def split_wilds(tiles: Iterable[Tile], caishen: Tile) -> tuple[list[int], int]:
     ``caishen != WHITE``; 财神 tiles are not in ``counts`` but in ``wilds``.
     """
     counts = [0] * NUM_KINDS
-    wilds = 0
     for t in tiles:
-        if t == caishen:
-            wilds += 1
-        elif t == WHITE:
-            counts[caishen] += 1
-        else:
-            counts[t] += 1
+        counts[t] += 1
+    wilds = counts[caishen]
+    counts[caishen] = 0
+    if caishen != WHITE:  # the white dragons play as the 财神 kind
+        counts[caishen] = counts[WHITE]
+        counts[WHITE] = 0
     return counts, wilds
 
 
