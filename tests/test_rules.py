@@ -30,6 +30,7 @@ def test_rules_3_defaults_match_the_table() -> None:
         "cap": None,
         "claim_seconds": 3,
         "turn_seconds": 15,
+        "claim_pause_ms": 500,
     }
 
 
@@ -48,6 +49,8 @@ def test_rules_3_defaults_match_the_table() -> None:
     ("cap", 64), ("cap", 128), ("cap", 256),
     ("claim_seconds", 10),
     ("turn_seconds", 30),
+    ("claim_pause_ms", 0), ("claim_pause_ms", 5000),
+    ("base_score", 1000), ("claim_seconds", 60), ("turn_seconds", 600),
 ])
 def test_rules_3_every_listed_value_is_accepted(key: str, value: Any) -> None:
     assert getattr(Rules(**{key: value}), key) == value
@@ -69,6 +72,14 @@ def test_rules_3_every_listed_value_is_accepted(key: str, value: Any) -> None:
     ("cap", 100), ("cap", 0), ("cap", 32), ("cap", False),
     ("claim_seconds", 0),
     ("turn_seconds", -5),
+    # exact types (RULES §3: integers are integers): floats, bools and strings are refused
+    ("players", 4.0), ("hands", 8.0), ("start_points", 50.0), ("dealer_start_level", 1.0),
+    ("cap", 64.0), ("claim_seconds", 3.0), ("turn_seconds", "15"), ("match_mode", b"hands"),
+    # bounds: no endless clock, no score that overflows a column
+    ("claim_seconds", 61), ("turn_seconds", 601), ("turn_seconds", 10**400),
+    ("base_score", 1001), ("base_score", 2**63),
+    ("claim_pause_ms", -1), ("claim_pause_ms", 5001), ("claim_pause_ms", 0.5),
+    ("claim_pause_ms", None),
 ])
 def test_rules_3_bad_value_names_the_key(key: str, value: Any) -> None:
     with pytest.raises(RulesError) as info:
@@ -122,6 +133,7 @@ valid_rules = st.builds(
     cap=st.sampled_from([None, 64, 128, 256]),
     claim_seconds=st.integers(1, 60),
     turn_seconds=st.integers(1, 120),
+    claim_pause_ms=st.integers(0, 5000),
 ) | st.builds(Rules, players=st.sampled_from([3, 4]), cap=st.sampled_from([None, 64]))
 
 

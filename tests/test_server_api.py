@@ -24,7 +24,8 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
     (web / "index.html").write_text("<h1>hzmj</h1>")
     (web / "app.js").write_text("// js")
     cfg = ServerConfig(db=str(tmp_path / "api.db"), bot_delay=0, hand_pause=0,
-                       web_dir=str(web))
+                       web_dir=str(web), bot_workers=0, claim_pause_scale=0,
+                       allow_fixed_seed=True)
     with TestClient(create_app(cfg)) as c:
         yield c
 
@@ -34,7 +35,9 @@ def bearer(token: str) -> dict[str, str]:
 
 
 def test_health(client: TestClient) -> None:
-    assert client.get("/api/health").json() == {"ok": True}
+    assert client.get("/api/health").json() == {
+        "ok": True, "status": "ok", "problems": [], "rooms": 0, "max_rooms": 2000,
+        "bot_workers": 0, "bot_worker_restarts": 0, "quarantined": 0}
 
 
 @pytest.mark.parametrize("rules, option", [

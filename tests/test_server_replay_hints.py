@@ -27,7 +27,8 @@ from scenario import deal, play
 def server_config(tmp_path: Path) -> ServerConfig:
     # human clocks slowed down a hundredfold: nothing moves unless a test acts
     return ServerConfig(db=str(tmp_path / "hints.db"), bot_delay=0, hand_pause=0,
-                        time_scale=100, bot_workers=0)
+                        time_scale=100, bot_workers=0, claim_pause_scale=0,
+                        allow_fixed_seed=True)
 
 
 @pytest.fixture

@@ -17,13 +17,15 @@ from typing import Any
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.typing import Subprotocol
 
 from hzmj.events import action_from_json
 from hzmj.game import Match
 from hzmj.rules import Rules
 
 FAST = {"HZMJ_BOT_DELAY": "0", "HZMJ_HAND_PAUSE": "0", "HZMJ_RATE_PER_SECOND": "1000",
-        "HZMJ_RATE_BURST": "1000", "HZMJ_BOT_WORKERS": "0"}
+        "HZMJ_RATE_BURST": "1000", "HZMJ_BOT_WORKERS": "0", "HZMJ_CREATE_BURST": "1000",
+        "HZMJ_ALLOW_FIXED_SEED": "1", "HZMJ_CLAIM_PAUSE_SCALE": "0"}
 
 
 def free_port() -> int:
@@ -35,11 +37,14 @@ def free_port() -> int:
 class ServerProcess:
     """``python -m hzmj.server`` on a free port with a database file."""
 
-    def __init__(self, db: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(self, db: Path, env: dict[str, str] | None = None,
+                 log_level: str = "warning", log: Path | None = None) -> None:
         self.db = db
         self.env = {**os.environ, **FAST, **(env or {})}
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
+        self.log_level = log_level
+        self.log = log  # the server's stdout and stderr go here when given
 
     @property
     def base(self) -> str:
@@ -50,15 +55,17 @@ class ServerProcess:
         return f"ws://127.0.0.1:{self.port}"
 
     def start(self) -> ServerProcess:
+        out = None if self.log is None else self.log.open("ab")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "hzmj.server", "--port", str(self.port), "--db",
-             str(self.db), "--log-level", "warning"], env=self.env)
+             str(self.db), "--log-level", self.log_level], env=self.env, stdout=out,
+            stderr=out)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"server exited with {self.proc.returncode}")
             try:
-                if httpx.get(f"{self.base}/api/health", timeout=1).json() == {"ok": True}:
+                if httpx.get(f"{self.base}/api/health", timeout=1).status_code == 200:
                     return self
             except httpx.HTTPError:
                 time.sleep(0.1)
@@ -105,16 +112,22 @@ def room_with_bots(base: str, rules: dict[str, Any] | None = None, seed: int | N
     return room, joined["token"]
 
 
+def ws_protocols(token: str | None) -> list[Subprotocol]:
+    """The WebSocket subprotocols that carry a seat token (never the URL)."""
+    return [Subprotocol("hzmj")] + ([Subprotocol(f"token.{token}")] if token else [])
+
+
 class Client:
     """A WebSocket client that records every message it receives."""
 
     def __init__(self, ws_base: str, room: str, token: str | None = None) -> None:
-        self.url = f"{ws_base}/ws/rooms/{room}" + (f"?token={token}" if token else "")
+        self.url = f"{ws_base}/ws/rooms/{room}"
+        self.protocols = ws_protocols(token)
         self.messages: list[dict[str, Any]] = []
         self.ws: ClientConnection | None = None
 
     async def __aenter__(self) -> Client:
-        self.ws = await connect(self.url, max_size=None)
+        self.ws = await connect(self.url, max_size=None, subprotocols=self.protocols)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -198,27 +211,36 @@ def check_against_record(messages: list[dict[str, Any]], seat: int | None,
     """Every event, snapshot and prompt equals what the engine gives ``seat`` at that
     state, replaying the record: the server sends exactly the redacted engine output.
     Returns how many messages were compared."""
-    by_state: dict[int, list[dict[str, Any]]] = {}
+    by_step: dict[int, list[dict[str, Any]]] = {}
     for msg in messages:
         if msg["type"] in ("snapshot", "prompt") and (msg["type"] == "prompt"
                                                        or msg["view"] is not None):
-            by_state.setdefault(msg["state_id"], []).append(msg)
+            by_step.setdefault(msg["state_id"], []).append(msg)
     match = Match(Rules.from_dict(record["rules"]), record["seed"])
     actions = [action_from_json(a) for a in record["actions"]]
-    compared = 0
+    # several engine states share one public step (answers in a claim window): a message
+    # of that step must equal what the engine gives at one of them
+    seen: dict[int, list[tuple[Any, list[dict[str, Any]]]]] = {}
     for n in range(len(actions) + 1):
-        for msg in by_state.get(n, []):
-            if msg["type"] == "snapshot":
-                assert msg["view"] == json.loads(json.dumps(match.view(seat))), n
-            else:
-                assert seat is not None
-                assert msg["actions"] == [a.to_json() for a in match.legal_actions(seat)], n
-            compared += 1
+        seen.setdefault(match.step, []).append(
+            (json.loads(json.dumps(match.view(seat))),
+             [a.to_json() for a in match.legal_actions(seat)] if seat is not None else []))
         if n < len(actions):
             match.apply(actions[n])
+    compared = 0
+    for step, msgs in by_step.items():
+        for msg in msgs:
+            states = seen[step]
+            if msg["type"] == "snapshot":
+                assert any(msg["view"] == view for view, _ in states), step
+            else:
+                assert seat is not None
+                assert any(msg["actions"] == legal for _, legal in states), step
+            compared += 1
     for msg in messages:
         if msg["type"] == "event":
             expected = json.loads(json.dumps(match.log[msg["seq"]].for_seat(seat)))
             assert msg["event"] == expected, msg
+            assert msg["state_id"] == match.event_steps[msg["seq"]], msg
             compared += 1
     return compared

@@ -492,7 +492,8 @@ def replay_command(
     verify_flag: Annotated[bool, typer.Option("--verify", help="Replay and compare; exit 1 "
                                               "on any difference.")] = False,
 ) -> None:
-    """Print a recorded match hand by hand; --verify replays it and checks every figure."""
+    """Print a recorded match hand by hand; --verify replays it and checks every figure
+    and, for a server's record, that the seed opens the commitment published at the start."""
     from hzmj.record import RecordError, replay, verify
 
     try:
@@ -514,6 +515,9 @@ def replay_command(
                 typer.echo(f"DIFFERENCE: {p}", err=True)
             raise typer.Exit(1)
         out.print(Text(f"verified: {len(match.actions)} actions replay identically"))
+        if "commitment" in record:
+            out.print(Text(f"fair: SHA-256 of the seed and salt is the commitment "
+                           f"{record['commitment']} published at the start"))
 
 
 def _event_line(e: dict[str, Any]) -> str:

@@ -198,6 +198,7 @@ class Match:
             if self.seats[action.seat].auto:
                 raise IllegalActionError(f"seat {action.seat} has already left")
             self.actions.append(action)
+            self.step += 1
             self._escape(action.seat)
         else:
             legal = self._legal(action.seat)
@@ -209,6 +210,7 @@ class Match:
                     raise IllegalActionError(self._why_illegal(action, legal))
             self.actions.append(action)
             if self.phase == "turn":
+                self.step += 1
                 self._apply_turn(action)
             else:
                 self._apply_claim(action)
@@ -281,7 +283,13 @@ class Match:
         start = rules.start_points if rules.match_mode == "points" else 0
         self.seats = [SeatState(points=start if points is None else points[i])
                       for i in range(self.n)]
-        self.state_id = 0
+        self.state_id = 0  # one more per applied action
+        # The public step (RULES §13): one more per turn action or escape, and one more
+        # when a discard's outcome is decided, at once or when its claim window closes.
+        # Answers inside a window add nothing, so an observer counting steps learns
+        # nothing about who could claim; event_steps[i] is the step of log[i].
+        self.step = 0
+        self.event_steps: list[int] = []
         self.hand_no = 0
         self.dealer = dealer
         self.level = rules.dealer_start_level if level is None else level
@@ -348,6 +356,7 @@ class Match:
 
     def _emit(self, data: dict[str, Any], secrets: dict[str, int] | None = None) -> None:
         self.log.append(Event(data, secrets or {}))
+        self.event_steps.append(self.step)
 
     def _next(self, seat: int) -> int:
         return (seat + 1) % self.n
@@ -530,6 +539,7 @@ class Match:
         if self.claim_options:
             self.phase = "claim"
         else:
+            self.step += 1  # the discard's outcome: a step of its own, window or not
             self._draw(self._next(seat))
 
     # ------------------------------------------------------------------ claims (§6.3)
@@ -638,6 +648,7 @@ class Match:
                     return
         self.claim_options = {}
         self.claim_responses = {}
+        self.step += 1  # the discard's outcome (see _discard)
         if best is None:
             self._draw(self._next(self.claim_from))
         else:

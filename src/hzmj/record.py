@@ -5,11 +5,18 @@ A record is a JSON object::
     {"format": "hzmj-record", "version": 1, "rules": {...RULES §3...}, "seed": 7,
      "actions": [{"type": "discard", "seat": 0, "tile": "5m"}, ...],
      "points": [..final or current points..], "hands": [..per-hand deltas..],
-     "events_digest": "sha256 of every event"}
+     "events_digest": "sha256 of every event",
+     "commitment": "sha256 hex", "salt": "hex"}     (a table server's records only)
 
 :func:`replay` rebuilds the match from ``rules``, ``seed`` and ``actions`` alone;
 :func:`replay_steps` also returns what each action did (the replay page's steps);
-:func:`verify` also checks the stored points, per-hand deltas and event digest.
+:func:`verify` also checks the stored points, per-hand deltas and event digest, and the
+fairness commitment when there is one.
+
+A table server commits to each match's seed before the deal is played: it publishes
+``seed_commitment(seed, salt)`` (SHA-256 of ``"hzmj-seed:{seed}:{salt}"``, hex) at the
+start and reveals ``seed`` and ``salt`` after the end (:func:`fair_record`), so anyone can
+check that the deal they played was fixed before the first tile and never changed.
 """
 
 from __future__ import annotations
@@ -41,6 +48,18 @@ def events_digest(events: Iterable[Event]) -> str:
         h.update(json.dumps(e.to_json(), sort_keys=True, ensure_ascii=False).encode())
         h.update(b"\n")
     return h.hexdigest()
+
+
+def seed_commitment(seed: int, salt: str) -> str:
+    """SHA-256 (hex) of ``hzmj-seed:{seed}:{salt}``: binds a match to its seed without
+    showing it while the salt stays secret."""
+    return hashlib.sha256(f"hzmj-seed:{seed}:{salt}".encode()).hexdigest()
+
+
+def fair_record(match: Match, salt: str) -> dict[str, Any]:
+    """:func:`make_record` with the seed's commitment and the salt that opens it."""
+    return {**make_record(match), "commitment": seed_commitment(match.seed, salt),
+            "salt": salt}
 
 
 def make_record(match: Match) -> dict[str, Any]:
@@ -113,6 +132,14 @@ def verify(record: Mapping[str, Any]) -> list[str]:
     match = replay(record)
     fresh = make_record(match)
     problems = []
+    if "commitment" in record:
+        salt = record.get("salt")
+        if not isinstance(salt, str):
+            problems.append("commitment: the record has no salt to open it")
+        elif seed_commitment(match.seed, salt) != record["commitment"]:
+            problems.append(f"commitment: SHA-256 of the seed and salt is "
+                            f"{seed_commitment(match.seed, salt)!r}, the record committed "
+                            f"to {record['commitment']!r}")
     for key in ("points", "hands", "over", "events_digest"):
         if key in record and record[key] != fresh[key]:
             problems.append(f"{key}: record has {record[key]!r}, replay gives {fresh[key]!r}")

@@ -35,7 +35,13 @@ class Rules:
 
     Units: ``base_score`` and ``start_points`` are points; ``cap`` is the largest share
     in points before ``base_score`` (``None`` = no cap, RULES §10.2); ``claim_seconds`` and
-    ``turn_seconds`` are seconds.
+    ``turn_seconds`` are seconds; ``claim_pause_ms`` is milliseconds.  Every value has
+    its exact type (``4.0`` or ``True`` is no ``players``) and every number its bounds
+    (:data:`BOUNDS`), so a stored rules object always rebuilds and no clock is endless.
+
+    ``claim_pause_ms`` (docs/rules-decisions.md) is how long a table server holds the
+    outcome of every discard, window or not, so that when the claim window closes does
+    not tell whether one opened (RULES §13); the engine itself does not use it.
     """
 
     players: int = 4
@@ -53,6 +59,7 @@ class Rules:
     cap: int | None = None
     claim_seconds: int = 3
     turn_seconds: int = 15
+    claim_pause_ms: int = 500
 
     def __post_init__(self) -> None:
         _one_of("players", self.players, (2, 3, 4))
@@ -60,15 +67,15 @@ class Rules:
         _one_of("match_mode", self.match_mode, ("hands", "points"))
         _one_of("hands", self.hands, (8, 16))
         _one_of("start_points", self.start_points, (40, 50, 60))
-        _positive_int("base_score", self.base_score)
+        _bounded("base_score", self.base_score)
         _one_of("caishen_mode", self.caishen_mode, ("flip", "white"))
         _one_of("dealer_start_level", self.dealer_start_level, (1, 2, 3))
         for key in ("discard_win", "three_tan_contract", "pong_counts_as_tan",
                     "must_baotou_with_caishen"):
             _bool(key, getattr(self, key))
         _one_of("cap", self.cap, (None, 64, 128, 256))
-        _positive_int("claim_seconds", self.claim_seconds)
-        _positive_int("turn_seconds", self.turn_seconds)
+        for key in ("claim_seconds", "turn_seconds", "claim_pause_ms"):
+            _bounded(key, getattr(self, key))
         if self.drop_bamboo and self.players != 2:
             raise RulesError("drop_bamboo", "缺一门 is only allowed with 2 players")
 
@@ -145,9 +152,18 @@ def _coerce(key: str, raw: str, current: Any) -> Any:
         raise RulesError(key, f"expected an integer (got {raw!r})") from None
 
 
+#: inclusive bounds of the numeric options that are not a short list of choices
+BOUNDS: dict[str, tuple[int, int]] = {
+    "base_score": (1, 1000),
+    "claim_seconds": (1, 60),
+    "turn_seconds": (1, 600),
+    "claim_pause_ms": (0, 5000),
+}
+
+
 def _one_of(key: str, value: Any, allowed: tuple[Any, ...]) -> None:
-    # bool is an int subclass; reject True/False where numbers are expected.
-    if isinstance(value, bool) or value not in allowed:
+    # exact types: 4.0 == 4 and True == 1 in Python, but neither is an allowed value here
+    if not any(value == a and type(value) is type(a) for a in allowed):
         shown = ", ".join("none" if a is None else str(a) for a in allowed)
         raise RulesError(key, f"must be one of {shown} (got {value!r})")
 
@@ -157,6 +173,7 @@ def _bool(key: str, value: Any) -> None:
         raise RulesError(key, f"must be true or false (got {value!r})")
 
 
-def _positive_int(key: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise RulesError(key, f"must be a positive integer (got {value!r})")
+def _bounded(key: str, value: Any) -> None:
+    low, high = BOUNDS[key]
+    if type(value) is not int or not low <= value <= high:
+        raise RulesError(key, f"must be an integer from {low} to {high} (got {value!r})")

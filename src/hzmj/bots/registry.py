@@ -21,6 +21,7 @@ _FACTORIES: Final[dict[str, Callable[[int], Bot]]] = {
 }
 
 BOT_NAMES: tuple[str, ...] = tuple(_FACTORIES)
+MAX_BUDGET_MS: Final = 2000  # a bot seat must never stall its table
 
 
 def make_bot(name: str, seed: int, /) -> Bot:
@@ -31,6 +32,8 @@ def make_bot(name: str, seed: int, /) -> Bot:
         raise ValueError(f"unknown bot {name!r} (known: {', '.join(BOT_NAMES)})")
     if not budget:
         return _FACTORIES[base](seed)
-    if base != "strong" or not budget.isdigit() or int(budget) <= 0:
-        raise ValueError(f"bad bot {name!r}: only strong takes a budget, e.g. strong:30")
+    if (base != "strong" or not budget.isascii() or not budget.isdigit()
+            or not 1 <= int(budget) <= MAX_BUDGET_MS):
+        raise ValueError(f"bad bot {name!r}: only strong takes a budget, 1 to "
+                         f"{MAX_BUDGET_MS} ms, e.g. strong:30")
     return StrongBot(seed, budget_ms=int(budget))

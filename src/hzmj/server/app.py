@@ -7,15 +7,14 @@ Paths and messages are described in ``docs/protocol.md``.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from fastapi import FastAPI, Header, Request, WebSocket
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
@@ -27,6 +26,14 @@ from hzmj.record import replay_steps
 from hzmj.rules import Rules, RulesError
 from hzmj.server.bots import AUTO_BOT, UnknownBotError, get_bot
 from hzmj.server.config import ServerConfig
+from hzmj.server.guard import (
+    Bucket,
+    BucketsByKey,
+    RequestGuard,
+    Strikes,
+    TokenFilter,
+    strict_json,
+)
 from hzmj.server.protocol import (
     AddBot,
     BotAdded,
@@ -50,6 +57,9 @@ from hzmj.server.storage import Store, StoredRoom, open_store
 log = logging.getLogger("hzmj.server")
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 WS_MAX_FRAME = 64 * 1024  # uvicorn closes the socket (1009) above this; 4 KB is refused politely
+WS_PROTOCOL = "hzmj"  # the WebSocket subprotocol; a seat token comes as "token.<TOKEN>"
+TOKEN_PROTOCOL = "token."
+T = TypeVar("T")
 
 
 def _bearer(authorization: str | None) -> str | None:
@@ -79,6 +89,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             await store.close()
 
     app = FastAPI(title="hzmj table server", version="1", lifespan=lifespan)
+    app.add_middleware(RequestGuard, max_body_bytes=cfg.max_body_bytes)
+    creations = BucketsByKey(cfg.create_per_minute / 60, cfg.create_burst)
+    hint_calls = BucketsByKey(cfg.hints_per_second, cfg.hints_burst)
 
     def lobby() -> Lobby:
         result: Lobby = state["lobby"]
@@ -100,15 +113,35 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     async def bot_error(_: Request, exc: UnknownBotError) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=422)
 
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(_: Request, exc: RequestValidationError) -> JSONResponse:
+        # the reason only: echoing the input could echo what JSON cannot carry
+        return JSONResponse({"detail": _first_error(exc.errors())}, status_code=422)
+
     # ------------------------------------------------------------------ HTTP API
 
     @app.get("/api/health")
     async def health() -> Health:
-        return Health()
+        lob = lobby()
+        problems = lob.thinker.problems()
+        if lob.quarantined:
+            problems.append(f"{len(lob.quarantined)} stored rooms could not be rebuilt "
+                            "(quarantined)")
+        if len(lob.rooms) >= cfg.max_rooms:
+            problems.append("the live-room cap is reached; new rooms are refused")
+        return Health(ok=not problems, status="degraded" if problems else "ok",
+                      problems=problems, rooms=len(lob.rooms), max_rooms=cfg.max_rooms,
+                      bot_workers=lob.thinker.workers,
+                      bot_worker_restarts=lob.thinker.restarts,
+                      quarantined=len(lob.quarantined))
 
     @app.post("/api/rooms")
-    async def create_room(body: CreateRoom) -> RoomCreated:
+    async def create_room(body: CreateRoom, request: Request) -> RoomCreated:
         rules = Rules.from_dict(body.rules)
+        client = request.client.host if request.client else "?"
+        if not creations.take(client):
+            raise RoomError(429, f"too many new rooms: at most {cfg.create_per_minute:g} a "
+                                 "minute from one address")
         room = await lobby().create(rules, body.name or "table", body.seed)
         return RoomCreated(room_id=room.id)
 
@@ -145,15 +178,18 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @app.post("/api/rooms/{room_id}/leave")
     async def leave(room_id: str, authorization: Auth = None) -> Left:
         room = lobby().get(room_id)
-        escaped = await room.call(lambda: room.leave(_bearer(authorization)))
+        escaped = await _settled(room, lambda: room.leave(_bearer(authorization)))
         return Left(escaped=escaped)
 
     @app.get("/api/rooms/{room_id}/hints")
     async def hints(room_id: str, seat: int | None = None,
                     authorization: Auth = None) -> Hints:
         room = lobby().get(room_id)
+        token = _bearer(authorization)
+        if token is not None and not hint_calls.take(token):
+            raise RoomError(429, f"too many hints: at most {cfg.hints_per_second:g} a second")
         # the view is read inside the actor (a consistent state); the analysis needs no more
-        mine, view = await room.call(lambda: room.seat_view(_bearer(authorization), seat))
+        mine, view = await _settled(room, lambda: room.seat_view(token, seat))
         adviser = get_bot(AUTO_BOT, room.seed + mine)
         return Hints.model_validate(await asyncio.to_thread(seat_hints, view, adviser))
 
@@ -171,9 +207,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         """A finished match's record and its seats' names; 409 before the end."""
         room = lobby().rooms.get(room_id)
         if room is not None:
-            if room.match is None or not room.match.over:
+            if room.match is None or room.status != "over":
                 raise RoomError(409, "the match is not over yet")
-            return room.match.record(), [s.name for s in room.seats]
+            return room.record(), [s.name for s in room.seats]
         stored = await _finished(room_id)
         if stored.record is None:
             raise RoomError(409, "the match is not over yet")
@@ -189,8 +225,15 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     # ------------------------------------------------------------------ WebSocket
 
     @app.websocket("/ws/rooms/{room_id}")
-    async def play(ws: WebSocket, room_id: str, token: str | None = None) -> None:
-        await ws.accept()
+    async def play(ws: WebSocket, room_id: str) -> None:
+        offered = ws.scope.get("subprotocols") or []
+        token = next((p[len(TOKEN_PROTOCOL):] for p in offered
+                      if p.startswith(TOKEN_PROTOCOL)), None)
+        await ws.accept(subprotocol=WS_PROTOCOL if WS_PROTOCOL in offered else None)
+        if "token" in ws.query_params:
+            await ws.close(4400, "send the token as the subprotocol token.<TOKEN>, "
+                                 "never in the URL")
+            return
         room = lobby().rooms.get(room_id)
         if room is None:
             await ws.close(4404, f"no room {room_id}")
@@ -200,7 +243,10 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             await ws.close(4401, "invalid token")
             return
         conn = Connection(seat)
-        await room.call(lambda: room.connect(conn))
+        refused = await room.call(lambda: room.connect(conn))
+        if refused is not None:
+            await ws.close(4429, refused)
+            return
         sender = _pump(ws, conn)
         try:
             await _receive(ws, room, conn, cfg)
@@ -218,6 +264,17 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         if path.is_file():
             return FileResponse(path)
         return PlainTextResponse(f"{name} is not installed; the API is at /api", 404)
+
+    async def _settled(room: Room, job: Callable[[], Awaitable[T]]) -> T:
+        """Run ``job`` in the room, waiting (briefly) while a discard is being settled."""
+        for _ in range(100):
+            try:
+                return await room.call(job)
+            except RoomError as exc:
+                if exc.status != 425:
+                    raise
+            await asyncio.sleep(0.05)
+        return await room.call(job)
 
     @app.get("/", include_in_schema=False)
     async def index() -> Response:
@@ -237,13 +294,24 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
 def _replay(record: dict[str, Any], players: list[str | None]) -> Replay:
     """Every step of a finished match, rebuilt from its record alone; the events in full
-    form, as a finished hand may be replayed openly (RULES §13)."""
+    form, as a finished hand may be replayed openly (RULES §13); with the seed, salt and
+    commitment for the page to check."""
     _, steps = replay_steps(record)
     return Replay.model_validate({"rules": record["rules"], "players": players,
-                                  "steps": [s.to_json() for s in steps]})
+                                  "steps": [s.to_json() for s in steps],
+                                  "seed": record["seed"], "salt": record.get("salt"),
+                                  "commitment": record.get("commitment")})
+
+
+def _first_error(errors: Any) -> str:
+    first = errors[0] if errors else {"loc": (), "msg": "invalid request"}
+    where = ".".join(str(p) for p in first["loc"] if p != "body") or "body"
+    return f"{where}: {first['msg']}"
 
 
 def _finished_info(stored: StoredRoom) -> RoomInfo:
+    if stored.status == "broken":
+        raise RoomError(410, f"room {stored.id} could not be rebuilt and is quarantined")
     rules = Rules.from_dict(stored.rules)
     taken = {s.seat: s for s in stored.seats}
     seats = []
@@ -256,24 +324,10 @@ def _finished_info(stored: StoredRoom) -> RoomInfo:
         room_id=stored.id, name=stored.name, status=stored.status,  # type: ignore[arg-type]
         rules=rules.to_dict(), seats=seats,
         free_seats=[i for i in range(rules.players) if i not in taken],
-        state_id=None, hand_no=None)
-
-
-class _Bucket:
-    """Token bucket: ``rate`` messages a second, bursts of ``burst``."""
-
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate, self.burst = rate, float(burst)
-        self.tokens, self.at = float(burst), time.monotonic()
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
-        self.at = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
+        state_id=None, hand_no=None,
+        commitment=(stored.record or {}).get("commitment"),
+        seed=stored.seed if stored.status == "over" else None,
+        salt=stored.salt if stored.status == "over" else None)
 
 
 def _pump(ws: WebSocket, conn: Connection) -> asyncio.Task[None]:
@@ -294,9 +348,10 @@ def _pump(ws: WebSocket, conn: Connection) -> asyncio.Task[None]:
 
 async def _receive(ws: WebSocket, room: Room, conn: Connection, cfg: ServerConfig) -> None:
     """Read client messages until the socket closes; refuse what is too big, malformed,
-    unknown or too frequent without bothering the room."""
-    bucket = _Bucket(cfg.rate_per_second, cfg.rate_burst)
-    strikes = 0
+    unknown or too frequent without bothering the room.  Refusals for rate are strikes
+    that expire after ``strike_window``: only a sustained flood closes the socket."""
+    bucket = Bucket(cfg.rate_per_second, cfg.rate_burst)
+    strikes = Strikes(cfg.strike_window)
     while not conn.closed:
         message = await ws.receive()
         if message["type"] == "websocket.disconnect":
@@ -306,8 +361,7 @@ async def _receive(ws: WebSocket, room: Room, conn: Connection, cfg: ServerConfi
             raw = message.get("bytes") or b""
             text = raw.decode("utf-8", "replace")
         if not bucket.take():
-            strikes += 1
-            if strikes >= cfg.flood_strikes:
+            if strikes.add() >= cfg.flood_strikes:
                 conn.close(1008, "flood: too many messages")
                 return
             conn.error(f"rate limit: at most {cfg.rate_per_second:g} messages a second")
@@ -325,9 +379,9 @@ async def _receive(ws: WebSocket, room: Room, conn: Connection, cfg: ServerConfi
 def _parse(text: str) -> Any:
     """The client message, or a reason why it is refused."""
     try:
-        data = json.loads(text)
-    except ValueError:
-        return "malformed JSON"
+        data = strict_json(text)
+    except ValueError as exc:
+        return str(exc)
     if not isinstance(data, dict):
         return "a message must be a JSON object"
     kind = data.get("type")
@@ -349,6 +403,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None,
     cfg = ServerConfig.from_env(db=db)
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("alembic").setLevel(logging.WARNING)
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
+        logging.getLogger(name).addFilter(TokenFilter())
     shown = make_url(cfg.db_url).render_as_string(hide_password=True)
     print(f"hzmj table server: open http://{host}:{port}/  (database {shown})", flush=True)
     uvicorn.run(create_app(cfg), host=host, port=port, log_level=log_level,

@@ -1,21 +1,26 @@
-"""Bots for bot seats and 托管, run off the event loop."""
+"""Bots for bot seats and 托管, run off the event loop in supervised worker processes."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
 import os
 import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from hzmj.bots.base import Bot
 from hzmj.bots.registry import make_bot
 from hzmj.events import Action
 
+log = logging.getLogger("hzmj.server")
 AUTO_BOT = "efficiency"  # plays for absent players (托管) and escaped seats
+HEARTBEAT = 1.0  # seconds between checks that the workers answer
+DEGRADED_AFTER_RESTART = 30.0  # health stays degraded this long after a respawn
 
 
 class UnknownBotError(ValueError):
@@ -46,23 +51,85 @@ def _exit_with_parent(parent: int) -> None:
 
 
 class Thinker:
-    """Runs bots' ``choose``: in worker processes (``workers`` > 0), so that their
-    thinking uses other cores and never stalls the event loop, or inline."""
+    """Runs bots' ``choose``: in a pool of worker processes (``workers`` > 0), so that
+    their thinking uses every core and never stalls the event loop, or inline.
+
+    The pool is supervised: a worker that dies breaks the pool (the executor notices at
+    once), and the first call or heartbeat that meets the broken pool starts a new one;
+    the calls it broke are tried again there, so a bot's move is never lost to the
+    default.  :meth:`problems` says when it is degraded (for ``/api/health``).
+    """
 
     def __init__(self, workers: int) -> None:
-        self._pool = (ProcessPoolExecutor(workers, multiprocessing.get_context("spawn"),
-                                          _exit_with_parent, (os.getpid(),))
-                      if workers > 0 else None)
-        if self._pool is not None:
-            self._pool.submit(os.getpid)  # start the workers now, not at the first bot move
+        self.workers = workers
+        self.restarts = 0
+        self._restarted_at: float | None = None
+        self._unanswered = False  # the last heartbeat failed
+        self._pool = self._spawn() if workers > 0 else None
+        self._watch: asyncio.Task[None] | None = None
+
+    def _spawn(self) -> ProcessPoolExecutor:
+        pool = ProcessPoolExecutor(self.workers, multiprocessing.get_context("spawn"),
+                                   _exit_with_parent, (os.getpid(),))
+        for _ in range(self.workers):
+            pool.submit(os.getpid)  # start the workers now, not at the first bot move
+        return pool
+
+    def start(self) -> None:
+        """Start the heartbeat (needs a running event loop)."""
+        if self._pool is not None and self._watch is None:
+            self._watch = asyncio.create_task(self._heartbeat(), name="hzmj-bot-workers")
+
+    def _respawn(self, broken: ProcessPoolExecutor) -> None:
+        if self._pool is not broken:
+            return  # another call already replaced it
+        self.restarts += 1
+        self._restarted_at = time.monotonic()
+        log.warning("a bot worker process died; starting a new pool (restart %d)",
+                    self.restarts)
+        broken.shutdown(wait=False, cancel_futures=True)
+        self._pool = self._spawn()
 
     async def choose(self, bot: Bot, view: dict[str, Any],
                      legal: Sequence[Action]) -> tuple[Action, Bot]:
         if self._pool is None:
             return _choose(bot, view, legal)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool, _choose, bot, view, list(legal))
+        for _ in range(3):
+            pool = self._pool
+            try:
+                return await loop.run_in_executor(pool, _choose, bot, view, list(legal))
+            except BrokenProcessPool:
+                self._respawn(pool)
+        raise RuntimeError("the bot workers keep dying")
+
+    async def _heartbeat(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(HEARTBEAT)
+            pool = self._pool
+            assert pool is not None
+            try:
+                async with asyncio.timeout(10 * HEARTBEAT):
+                    await loop.run_in_executor(pool, os.getpid)
+                self._unanswered = False
+            except BrokenProcessPool:
+                self._respawn(pool)
+            except TimeoutError:
+                self._unanswered = True  # all busy or hung: report, do not kill
+
+    def problems(self) -> list[str]:
+        """Why the bots are degraded now (empty: they are fine)."""
+        found = []
+        if self._unanswered:
+            found.append("bot workers do not answer")
+        if (self._restarted_at is not None
+                and time.monotonic() < self._restarted_at + DEGRADED_AFTER_RESTART):
+            found.append(f"a bot worker died and was replaced ({self.restarts} restarts)")
+        return found
 
     def close(self) -> None:
+        if self._watch is not None:
+            self._watch.cancel()
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)

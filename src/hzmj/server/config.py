@@ -1,7 +1,9 @@
-"""Server settings: database, pacing of bots and hands, timers, and client limits.
+"""Server settings: database, pacing of bots and hands, timers, and every limit.
 
 Every knob can be set from the environment (``HZMJ_*``), which is how tests and the
-benchmark shorten the pauses of a server they start as a separate process.
+benchmark shorten the pauses of a server they start as a separate process.  The limits
+that protect the server (sizes, rates, caps, lifetimes) all live here, documented in
+``docs/protocol.md`` ("Limits").
 """
 
 from __future__ import annotations
@@ -34,20 +36,43 @@ class ServerConfig:
 
     db: str = "./hzmj.db"
     bot_delay: float = 0.6  # a bot's thinking pause before it acts
-    bot_workers: int = 1  # processes that run the bots (0: in the event loop)
+    bot_workers: int = -1  # processes that run the bots (-1: one per core; 0: inline)
     hand_pause: float = 3.0  # between a hand's end and the next hand's first prompt
     time_scale: float = 1.0  # multiplies claim_seconds / turn_seconds (tests shorten them)
+    claim_pause_scale: float = 1.0  # multiplies the rooms' claim_pause_ms (tests: 0)
     away_grace: float = 10.0  # a disconnected player keeps the clock this long before 托管
     expiries_to_auto: int = 2  # consecutive clock expiries that switch a seat to 托管
+    # -- client limits
+    max_body_bytes: int = 65536  # an HTTP request body above this is refused (413)
     max_message_bytes: int = 4096
     rate_per_second: float = 20.0  # per-connection message rate (token bucket)
     rate_burst: int = 40
-    flood_strikes: int = 50  # messages refused for rate before the connection is closed
+    flood_strikes: int = 50  # messages refused for rate within strike_window → closed
+    strike_window: float = 10.0  # a refused message stops counting after this long
+    hints_per_second: float = 1.0  # per seat token, a token bucket like the messages'
+    hints_burst: int = 5
+    sockets_per_room: int = 64  # WebSocket connections to one room (players + spectators)
+    sockets_per_token: int = 4  # connections of one seat token
+    create_per_minute: float = 10.0  # rooms one client address may create (token bucket)
+    create_burst: int = 20
+    # -- capacity and lifetimes
+    max_rooms: int = 2000  # live rooms in memory; creating one more answers 503
+    finished_grace: float = 120.0  # a finished room stays in memory this long
+    open_idle: float = 3600.0  # an open room nobody joins or watches expires after this
+    sweep_every: float = 5.0  # how often rooms are checked for eviction and expiry
+    room_info_delay: float = 0.05  # seat changes within this are sent as one room message
+    # a client's seed deals a room with humans too: for tests only, never in production
+    allow_fixed_seed: bool = False
     web_dir: str | None = None  # the browser client's static files (None: hzmj/web)
 
     @property
     def db_url(self) -> str:
         return database_url(self.db)
+
+    @property
+    def workers(self) -> int:
+        """Bot worker processes: ``bot_workers``, or one per core when it is -1."""
+        return (os.cpu_count() or 1) if self.bot_workers < 0 else self.bot_workers
 
     @classmethod
     def from_env(cls, **overrides: Any) -> ServerConfig:

@@ -19,10 +19,25 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-def _no_nul(text: str) -> str:
-    # PostgreSQL's text columns cannot hold NUL (SQLite's can): refuse it on every database
+class _Request(BaseModel):
+    """What a client sends: strict types (no float, bool or string where an int is
+    meant, no int where a bool is), unknown fields refused, every number bounded."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+MAX_STATE_ID = 2**31 - 1
+
+
+def _text(text: str) -> str:
+    # PostgreSQL's text columns cannot hold NUL (SQLite's can): refuse it on every database;
+    # a lone surrogate is no character at all and cannot be stored or sent as UTF-8
     if "\x00" in text:
         raise ValueError("must not contain NUL characters")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("must be valid Unicode (no lone surrogates)") from None
     return text
 
 
@@ -33,7 +48,8 @@ def _int64(seed: int | None) -> int | None:
     return seed
 
 
-Name = Annotated[str, AfterValidator(_no_nul)]
+Name = Annotated[str, AfterValidator(_text)]
+Seat = Annotated[int, Field(ge=0, le=3)]
 
 
 # --------------------------------------------------------------------------------------
@@ -41,14 +57,22 @@ Name = Annotated[str, AfterValidator(_no_nul)]
 
 
 class Health(_Model):
-    ok: bool = True
+    ok: bool = Field(description="false while degraded")
+    status: Literal["ok", "degraded"]
+    problems: list[str] = Field(description="why it is degraded; empty when ok")
+    rooms: int = Field(description="live rooms in memory")
+    max_rooms: int
+    bot_workers: int = Field(description="bot worker processes (0: bots run inline)")
+    bot_worker_restarts: int = Field(description="worker pools respawned since the start")
+    quarantined: int = Field(description="stored rooms that could not be rebuilt")
 
 
-class CreateRoom(_Model):
+class CreateRoom(_Request):
     rules: Json = Field(default_factory=dict, description="RULES §3 options; missing = default")
     name: Name = Field(default="", max_length=60)
     seed: Annotated[int | None, AfterValidator(_int64)] = Field(
-        default=None, description="fixes the deal (tests, replays)")
+        default=None, description="fixes the deal, only for a table of bots (tests, "
+                                  "replays); a room where a human sits gets a server seed")
 
 
 class RoomCreated(_Model):
@@ -68,31 +92,36 @@ class SeatInfo(_Model):
 class RoomInfo(_Model):
     room_id: str
     name: str
-    status: Literal["open", "running", "over"]
+    status: Literal["open", "running", "over", "expired"]
     rules: Json
     seats: list[SeatInfo]
     free_seats: list[int]
-    state_id: int | None = Field(description="the match's state, once started")
+    state_id: int | None = Field(description="the match's public step, once started")
     hand_no: int | None
+    commitment: str | None = Field(
+        default=None, description="SHA-256 of the seed and salt, published at the start")
+    seed: int | None = Field(default=None, description="revealed once the match is over")
+    salt: str | None = Field(default=None, description="revealed once the match is over")
 
 
 class RoomList(_Model):
     rooms: list[RoomInfo]
 
 
-class JoinRoom(_Model):
+class JoinRoom(_Request):
     name: Name = Field(min_length=1, max_length=40)
-    seat: int | None = None
+    seat: Seat | None = None
 
 
 class Joined(_Model):
     seat: int
-    token: str = Field(description="keep it secret: it acts for this seat (Bearer / ?token=)")
+    token: str = Field(description="keep it secret: it acts for this seat (Bearer header, "
+                                   "WebSocket subprotocol)")
 
 
-class AddBot(_Model):
-    seat: int
-    bot: str = "efficiency"
+class AddBot(_Request):
+    seat: Seat
+    bot: str = Field(default="efficiency", max_length=32)
 
 
 class BotAdded(_Model):
@@ -147,6 +176,9 @@ class Replay(_Model):
     rules: Json
     players: list[str | None] = Field(description="the seats' names")
     steps: list[ReplayStep]
+    seed: int
+    salt: str | None = Field(description="with the seed, opens the commitment")
+    commitment: str | None = Field(description="published at the start (RoomInfo)")
 
 
 class ErrorBody(_Model):
@@ -204,17 +236,17 @@ ServerMessage = Annotated[
 # WebSocket, client → server
 
 
-class ActionRequest(_Model):
+class ActionRequest(_Request):
     type: Literal["action"] = "action"
-    state_id: int
+    state_id: int = Field(ge=0, le=MAX_STATE_ID)
     action: Json = Field(description="one of the prompted actions; its seat may be omitted")
 
 
-class SnapshotRequest(_Model):
+class SnapshotRequest(_Request):
     type: Literal["snapshot"] = "snapshot"
 
 
-class AutoRequest(_Model):
+class AutoRequest(_Request):
     type: Literal["auto"] = "auto"
     on: bool = Field(description="托管: let the bot play this seat")
 

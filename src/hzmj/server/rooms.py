@@ -6,6 +6,12 @@ a time, so no two actions are ever applied concurrently.  An action is checked a
 the engine's legal actions, written to the database, applied, and only then are its
 events sent — each connection gets ``Event.for_seat(its seat)`` and views from
 ``Match.view(its seat)``, nothing else.
+
+What others see of a discard never depends on whether a claim window opened (RULES §13):
+the room shows ``Match.step`` as ``state_id``, and holds the discard's outcome (the next
+draw, or the claim) until the room's ``claim_pause_ms`` has passed *and* the window is
+closed; meanwhile snapshots wait, and the next seat is neither prompted nor allowed to
+act.  A bot thinks in a task of its own, so the room keeps serving its humans meanwhile.
 """
 
 from __future__ import annotations
@@ -22,8 +28,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from hzmj.bots.base import Bot
-from hzmj.events import Action, Escape, Event, IllegalActionError, action_from_json
+from hzmj.events import Action, Escape, IllegalActionError, action_from_json
 from hzmj.game import Match
+from hzmj.record import fair_record, seed_commitment
 from hzmj.rules import Rules
 from hzmj.server.bots import AUTO_BOT, Thinker, get_bot
 from hzmj.server.config import ServerConfig
@@ -61,6 +68,7 @@ class Connection:
 
     def __init__(self, seat: int | None) -> None:
         self.seat = seat
+        self.snapshot_due = False  # asked while a discard's outcome was held
         self.outbox: asyncio.Queue[str | tuple[int, str]] = asyncio.Queue()
         self.closed = False
 
@@ -115,15 +123,24 @@ class Demand:
 
 
 class Room:
-    """One table: seats, the match once started, and the actor that runs it."""
+    """One table: seats, the match once started, and the actor that runs it.
+
+    ``seed`` deals the match and ``salt`` hides it: ``seed_commitment(seed, salt)`` is
+    public from the start, both are revealed when the match is over.  A seed the client
+    chose (``seed_fixed``) is kept only if every seat is a bot at the start (or the
+    server allows fixed seeds, for tests); otherwise the start draws a new one.
+    """
 
     def __init__(self, room_id: str, name: str, rules: Rules, seed: int, store: Store,
-                 config: ServerConfig, thinker: Thinker) -> None:
+                 config: ServerConfig, thinker: Thinker, salt: str = "",
+                 seed_fixed: bool = False) -> None:
         self.id = room_id
         self.thinker = thinker
         self.name = name
         self.rules = rules
         self.seed = seed
+        self.salt = salt
+        self.seed_fixed = seed_fixed
         self.store = store
         self.config = config
         self.seats = [Seat(i) for i in range(rules.players)]
@@ -134,6 +151,13 @@ class Room:
         self.demands_state = -1  # the state_id self.demands were computed for
         self.pause_until = 0.0
         self.bots: dict[int, Bot] = {}
+        self.thinking: dict[int, asyncio.Task[None]] = {}
+        self.published = 0  # events of the match log sent so far
+        self.hold_step: int | None = None  # the held discard's step (see the module doc)
+        self.hold_until = 0.0
+        self.room_due: float | None = None  # when a coalesced room message is sent
+        self.active_at = time.monotonic()  # the last join, seat change or connection
+        self.over_at: float | None = None  # when the match's end was published
         self._inbox: asyncio.Queue[tuple[Callable[[], Awaitable[Any]],
                                          asyncio.Future[Any] | None]] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
@@ -144,9 +168,15 @@ class Room:
         self._task = asyncio.create_task(self._run(), name=f"room-{self.id}")
 
     async def stop_actor(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+        tasks = [t for t in (self._task, *self.thinking.values()) if t is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    def close_connections(self, code: int, reason: str) -> None:
+        for _, conns in self.all_connections():
+            for conn in conns:
+                conn.close(code, reason)
 
     async def call(self, job: Callable[[], Awaitable[T]]) -> T:
         """Run ``job`` inside the actor and return its result."""
@@ -165,6 +195,8 @@ class Room:
             except Exception:  # a bug must not kill the table: log it and back off
                 log.exception("room %s: driving the match failed", self.id)
                 self.pause_until = time.monotonic() + 1.0
+            if self.room_due is not None and time.monotonic() >= self.room_due:
+                self._broadcast_room()
             wait = self._next_wake()
             try:
                 async with asyncio.timeout(wait):
@@ -206,8 +238,10 @@ class Room:
                 self.demands[seat] = kept
                 continue
             seconds = m.rules.turn_seconds if m.phase == "turn" else m.rules.claim_seconds
-            self.demands[seat] = Demand(m.state_id, m.phase, now + seconds *
-                                        self.config.time_scale, now + self.config.bot_delay)
+            # a bot's answer to a claim is never seen (the outcome is held), so no pause
+            pause = self.config.bot_delay if m.phase == "turn" else 0.0
+            self.demands[seat] = Demand(m.step, m.phase, now + seconds *
+                                        self.config.time_scale, now + pause)
             if not self._controlled_by_bot(seat, now):
                 self._prompt(seat)
 
@@ -223,57 +257,91 @@ class Room:
             conn.send(msg)
 
     def _next_wake(self) -> float | None:
-        m = self.match
-        if m is None or m.over:
-            return None
         now = time.monotonic()
-        if now < self.pause_until:
-            return self.pause_until - now
-        if self.demands_state != m.state_id:
-            return 0.0
+        wake = self._next_match_wake(now)
+        if self.room_due is not None:
+            due = max(0.0, self.room_due - now)
+            wake = due if wake is None else min(wake, due)
+        return wake
+
+    def _next_match_wake(self, now: float) -> float | None:
+        m = self.match
+        if m is None:
+            return None
         times = []
-        for seat, d in self.demands.items():
-            if self._controlled_by_bot(seat, now):
-                times.append(d.bot_due)
-            else:
-                times.append(d.deadline)
-                away = self.seats[seat].away_since
-                if away is not None:
-                    times.append(away + self.config.away_grace)
+        if self.hold_step is not None:
+            if m.phase != "claim":  # decided: shown when the pause is over
+                return max(0.0, self.hold_until - now)
+            if now < self.hold_until:
+                times.append(self.hold_until)  # then waiting snapshots are sent
+        if m.over:
+            return None
+        if now < self.pause_until:
+            times.append(self.pause_until)
+        elif self.demands_state != m.state_id:
+            return 0.0
+        else:
+            for seat, d in self.demands.items():
+                if self._controlled_by_bot(seat, now):
+                    if seat not in self.thinking:
+                        times.append(d.bot_due)
+                else:
+                    times.append(d.deadline)
+                    away = self.seats[seat].away_since
+                    if away is not None:
+                        times.append(away + self.config.away_grace)
         return max(0.0, min(times) - now) if times else None
 
     async def _drive(self) -> None:
-        """Let one bot or expired clock act if one is due now (one at a time, so that
-        the inbox is read between actions even at a table of bots without delay)."""
+        """Publish what is due; start the bots that are due thinking; let one expired
+        clock act (one at a time, so that the inbox is read between actions)."""
         m = self.match
-        if m is None or m.over:
+        if m is None:
             return
+        self._publish()
+        if m.over or (self.hold_step is not None and m.phase != "claim"):
+            return  # the next seat is not asked before the discard's outcome is shown
         now = time.monotonic()
         if now < self.pause_until:
             return
         self._refresh_demands(now)
         for seat, demand in self.demands.items():
             if self._controlled_by_bot(seat, now):
-                if demand.bot_due <= now:
-                    await self._apply(await self._bot_action(seat))
-                    return
+                if demand.bot_due <= now and seat not in self.thinking:
+                    self._think(seat)
             elif demand.deadline <= now:
                 await self._expire(seat)
                 return
 
-    async def _bot_action(self, seat: int) -> Action:
+    def _think(self, seat: int) -> None:
+        """Let the seat's bot choose in a task of its own; its answer comes back as a
+        job, applied if the seat still faces the same decision (same public step)."""
         m = self.match
         assert m is not None
+        step, view, legal = m.step, m.view(seat), m.legal_actions(seat)
+        bot = self.bots.get(seat) or get_bot(self.seats[seat].bot or AUTO_BOT,
+                                             self.seed + seat)
+
+        async def think() -> None:
+            try:
+                action, advanced = await self.thinker.choose(bot, view, legal)
+            except Exception:
+                log.exception("room %s: bot of seat %d failed; default action", self.id, seat)
+                action, advanced = legal[-1], bot
+            self.post(lambda: self._bot_answer(seat, step, action, advanced))
+
+        self.thinking[seat] = asyncio.create_task(think(), name=f"bot-{self.id}-{seat}")
+
+    async def _bot_answer(self, seat: int, step: int, action: Action, bot: Bot) -> None:
+        self.thinking.pop(seat, None)
+        m = self.match
+        if m is None or m.over or m.step != step or seat not in m.to_move():
+            return  # overtaken: the decision it answers is gone
+        if not self._controlled_by_bot(seat, time.monotonic()):
+            return  # the player took the seat back meanwhile
+        self.bots[seat] = bot
         legal = m.legal_actions(seat)
-        bot = self.bots.get(seat)
-        if bot is None:
-            bot = get_bot(self.seats[seat].bot or AUTO_BOT, self.seed + seat)
-        try:
-            action, self.bots[seat] = await self.thinker.choose(bot, m.view(seat), legal)
-        except Exception:
-            log.exception("room %s: bot of seat %d failed; default action", self.id, seat)
-            action = legal[-1]
-        return action if action in legal else legal[-1]
+        await self._apply(action if action in legal else legal[-1])
 
     async def _expire(self, seat: int) -> None:
         m = self.match
@@ -304,41 +372,104 @@ class Room:
             raise IllegalActionError(f"{action.type} is not one of your legal actions now")
 
     async def _apply(self, action: Action) -> None:
-        """Persist, apply and broadcast one legal action."""
+        """Persist, apply and publish one legal action."""
         m = self.match
         assert m is not None
         self._check_legal(action)
         await self.store.append_action(self.id, len(m.actions), action.to_json())
-        first = len(m.log)
-        events = m.apply(action)
-        if any(e.type == "hand_start" for e in events):
-            self.pause_until = time.monotonic() + self.config.hand_pause
-        self._broadcast_events(events, first, m.state_id)
+        m.apply(action)
         if m.over:
-            await self.store.finish(self.id, m.record())
-            self._broadcast_room()
+            await self.store.finish(self.id, self.record())
+        self._publish()
+
+    def record(self) -> dict[str, Any]:
+        """The match's record with its fairness commitment, seed and salt."""
+        assert self.match is not None
+        return fair_record(self.match, self.salt)
+
+    @property
+    def shown_step(self) -> int:
+        """The step the room shows: a held discard's, else the match's."""
+        if self.match is None:
+            return 0
+        return self.hold_step if self.hold_step is not None else self.match.step
+
+    def _publish(self) -> None:
+        """Send the match log's unsent events.  A discard is sent at once; its outcome
+        (whatever follows it) is held until ``claim_pause_ms`` has passed and the claim
+        window, if one opened, has closed: the same outside for every discard (RULES
+        §13).  Snapshots asked for meanwhile are sent once it is shown."""
+        m = self.match
+        assert m is not None
+        now = time.monotonic()
+        while True:
+            if self.hold_step is not None:
+                if now < self.hold_until or m.step <= self.hold_step:
+                    return
+                self.hold_step = None
+            start, stop = self.published, len(m.log)
+            if start == stop:
+                break
+            for i in range(start, stop):
+                if m.log[i].type == "discard":
+                    stop = i + 1
+                    self.hold_step = m.event_steps[i]
+                    self.hold_until = now + (m.rules.claim_pause_ms / 1000
+                                             * self.config.claim_pause_scale)
+                    break
+            self.published = stop
+            self._broadcast_events(start, stop)
+        if not self._held(now):
+            for _, conns in self.all_connections():
+                for conn in conns:
+                    if conn.snapshot_due:
+                        self._send_snapshot(conn)
+
+    def _held(self, now: float) -> bool:
+        """Whether the table's picture is frozen on a discard: during the pause, and
+        after it while the outcome waits to be shown.  A window still open after the
+        pause is no secret any more (its length shows it), so views are given then."""
+        m = self.match
+        return (m is not None and self.hold_step is not None
+                and (now < self.hold_until or m.phase != "claim"))
 
     def all_connections(self) -> Iterable[tuple[int | None, list[Connection]]]:
         yield None, self.spectators
         for s in self.seats:
             yield s.index, s.connections
 
-    def _broadcast_events(self, events: list[Event], first_seq: int, state_id: int) -> None:
+    def _broadcast_events(self, start: int, stop: int) -> None:
+        m = self.match
+        assert m is not None
+        events = m.log[start:stop]
         for seat, conns in self.all_connections():
             if not conns:
                 continue
-            texts = [EventMsg(state_id=state_id, seq=first_seq + i,
+            texts = [EventMsg(state_id=m.event_steps[start + i], seq=start + i,
                               event=e.for_seat(seat)).model_dump_json()
                      for i, e in enumerate(events)]
             for conn in conns:
                 for text in texts:
                     conn.send(text)
+        kinds = {e.type for e in events}
+        if "hand_start" in kinds:
+            self.pause_until = time.monotonic() + self.config.hand_pause
+        if "match_end" in kinds:
+            self.over_at = time.monotonic()
+            self._broadcast_room()
 
     def _broadcast_room(self) -> None:
+        self.room_due = None
         text = RoomMsg(room=self.info()).model_dump_json()
         for _, conns in self.all_connections():
             for conn in conns:
                 conn.send(text)
+
+    def _room_changed(self) -> None:
+        """Send the room message soon, once for every change until then (a crowd of
+        connections costs one message per socket, not one per pair)."""
+        if self.room_due is None:
+            self.room_due = time.monotonic() + self.config.room_info_delay
 
     # ------------------------------------------------------------------ room state
 
@@ -346,10 +477,15 @@ class Room:
     def status(self) -> str:
         if self.match is None:
             return "open"
-        return "over" if self.match.over else "running"
+        return "over" if self.over_at is not None else "running"
+
+    @property
+    def connection_count(self) -> int:
+        return sum(len(conns) for _, conns in self.all_connections())
 
     def info(self) -> RoomInfo:
         now = time.monotonic()
+        over = self.status == "over"
         return RoomInfo(
             room_id=self.id, name=self.name, status=self.status,  # type: ignore[arg-type]
             rules=self.rules.to_dict(),
@@ -359,8 +495,10 @@ class Room:
                             and self._controlled_by_bot(s.index, now) and s.bot is None,
                             left=s.left, owner=s.index == self.owner) for s in self.seats],
             free_seats=[s.index for s in self.seats if not s.taken],
-            state_id=self.match.state_id if self.match else None,
-            hand_no=self.match.hand_no if self.match else None)
+            state_id=self.shown_step if self.match else None,
+            hand_no=self.match.hand_no if self.match else None,
+            commitment=seed_commitment(self.seed, self.salt) if self.match else None,
+            seed=self.seed if over else None, salt=self.salt if over else None)
 
     def seat_of_token(self, token: str) -> int | None:
         digest = hash_token(token)
@@ -397,6 +535,7 @@ class Room:
         s = self.seats[seat]
         s.name, s.token_hash, s.bot, s.away_since = name, hash_token(token), None, None
         await self.store.save_seat(self.id, s.stored())
+        self.active_at = time.monotonic()
         if self.owner is None:
             self.owner = seat
             await self.store.update_room(self.id, owner_seat=seat)
@@ -427,14 +566,18 @@ class Room:
         missing = [s.index for s in self.seats if not s.taken]
         if missing:
             raise RoomError(409, f"every seat must be filled first (free: {missing})")
+        humans = any(s.bot is None for s in self.seats)
+        if not self.seed_fixed or (humans and not self.config.allow_fixed_seed):
+            self.seed = secrets.randbits(62)  # no client decides a deal a human plays
         self.match = Match(self.rules, self.seed)
-        await self.store.update_room(self.id, status="running")
+        self.published = len(self.match.log)
+        await self.store.update_room(self.id, status="running", seed=self.seed)
         now = time.monotonic()
         for s in self.seats:
             if s.bot is None and not s.connections:
                 s.away_since = now
         self._broadcast_room()
-        self._broadcast_events(self.match.log, 0, 0)
+        self._broadcast_events(0, self.published)
         for _, conns in self.all_connections():
             for conn in conns:
                 self._send_snapshot(conn)
@@ -462,6 +605,7 @@ class Room:
             raise RoomError(409, "the match is over")
         if s.left:
             raise RoomError(409, "you have already left")
+        self._not_held()
         await self._apply(Escape(seat))
         s.left = True
         await self.store.save_seat(self.id, s.stored())
@@ -478,19 +622,36 @@ class Room:
             raise RoomError(403, "hints are only for your own seat")
         if self.match is None or self.match.over:
             raise RoomError(409, "the match is not running")
+        self._not_held()
         return mine, self.match.view(mine)
+
+    def _not_held(self) -> None:
+        """A seat's view or an escape must wait while the table is frozen on a discard."""
+        if self.match is not None:
+            self._publish()
+        if self._held(time.monotonic()):
+            raise RoomError(425, "a discard is being settled; try again in a moment")
 
     # ------------------------------------------------------------------ WebSocket clients
 
-    async def connect(self, conn: Connection) -> None:
+    async def connect(self, conn: Connection) -> str | None:
+        """Add a connection; the reason it is refused, if it is (socket caps)."""
+        if self.connection_count >= self.config.sockets_per_room:
+            return f"too many connections to this room (limit {self.config.sockets_per_room})"
         if conn.seat is None:
             self.spectators.append(conn)
         else:
             s = self.seats[conn.seat]
+            if len(s.connections) >= self.config.sockets_per_token:
+                return (f"too many connections with this token "
+                        f"(limit {self.config.sockets_per_token})")
             s.connections.append(conn)
             s.away_since = None
-        self._broadcast_room()
+            self._room_changed()  # spectators are not in the room message
+        self.active_at = time.monotonic()
+        conn.send(RoomMsg(room=self.info()))
         self._send_snapshot(conn)
+        return None
 
     async def disconnect(self, conn: Connection) -> None:
         conn.closed = True
@@ -503,11 +664,15 @@ class Room:
             s.connections.remove(conn)
         if not s.connections and s.taken:
             s.away_since = time.monotonic()
-        self._broadcast_room()
+        self._room_changed()
 
     def _send_snapshot(self, conn: Connection) -> None:
+        if self._held(time.monotonic()):
+            conn.snapshot_due = True  # the outcome of a discard is not shown yet
+            return
+        conn.snapshot_due = False
         m = self.match
-        conn.send(SnapshotMsg(state_id=m.state_id if m else 0, seat=conn.seat,
+        conn.send(SnapshotMsg(state_id=m.step if m else 0, seat=conn.seat,
                               view=m.view(conn.seat) if m else None))
         seat = conn.seat
         now = time.monotonic()
@@ -557,16 +722,17 @@ class Room:
             raise IllegalActionError("you have left this match; a bot plays your seat")
         if time.monotonic() < self.pause_until:
             raise IllegalActionError("the next hand has not started yet")
-        demand = self.demands.get(seat) if self.demands_state == m.state_id else None
-        if msg.state_id != m.state_id and (demand is None or msg.state_id != demand.state_id):
+        if msg.state_id != self.shown_step:
             raise IllegalActionError(f"stale state_id {msg.state_id}: the match is at "
-                                     f"state {m.state_id}")
+                                     f"state {self.shown_step}")
         data = dict(msg.action)
         if data.setdefault("seat", seat) != seat:
             raise IllegalActionError(f"seat mismatch: your token plays seat {seat}")
         action = action_from_json(data)
         if isinstance(action, Escape):
             raise IllegalActionError("to leave, POST /api/rooms/{room_id}/leave")
+        if self.hold_step is not None and m.phase != "claim":
+            raise IllegalActionError("it is not your turn to act")  # as in any window
         self._check_legal(action)
         s = self.seats[seat]
         s.expiries = 0
@@ -574,7 +740,7 @@ class Room:
             s.auto = False  # acting again ends 托管
             self._broadcast_room()
         await self._apply(action)
-        ack = AckMsg(state_id=m.state_id).model_dump_json()
+        ack = AckMsg(state_id=self.shown_step).model_dump_json()
         for c in s.connections:
             c.send(ack)
 
@@ -585,7 +751,7 @@ class Room:
                 thinker: Thinker) -> Room:
         """Rebuild a room from the database, replaying its match's actions."""
         room = cls(stored.id, stored.name, Rules.from_dict(stored.rules), stored.seed, store,
-                   config, thinker)
+                   config, thinker, stored.salt, stored.seed_fixed)
         room.owner = stored.owner_seat
         now = time.monotonic()
         for st in stored.seats:
@@ -596,38 +762,62 @@ class Room:
             for raw in stored.actions:
                 match.apply(action_from_json(raw))
             room.match = match
+            room.published = len(match.log)
+            if match.over:
+                room.over_at = now
         return room
 
 
 class Lobby:
-    """Every live room of this server process."""
+    """Every live room of this server process, and their lifetimes: finished rooms
+    leave memory after ``finished_grace`` (their record stays in the database), open
+    rooms nobody uses expire after ``open_idle``, and at most ``max_rooms`` live."""
 
     def __init__(self, store: Store, config: ServerConfig) -> None:
         self.store = store
         self.config = config
         self.rooms: dict[str, Room] = {}
-        self.thinker = Thinker(config.bot_workers)
+        self.thinker = Thinker(config.workers)
+        self.quarantined: list[str] = []
+        self._sweeper: asyncio.Task[None] | None = None
 
     async def restore(self) -> None:
-        """Rebuild every unfinished room from the database and start its actor."""
+        """Rebuild every unfinished room from the database and start its actor.  A room
+        that cannot be rebuilt is quarantined (marked ``broken``, logged, skipped) and an
+        open room older than ``open_idle`` expires: neither stops the server."""
+        now = time.time()
         for stored in await self.store.load_rooms():
+            if stored.status == "open" and stored.created_at + self.config.open_idle < now:
+                await self.store.update_room(stored.id, status="expired")
+                continue
             try:
                 room = Room.restore(stored, self.store, self.config, self.thinker)
-            except ValueError:
-                log.exception("room %s does not replay; left out", stored.id)
+            except Exception:
+                log.exception("room %s cannot be rebuilt; quarantined", stored.id)
+                await self.store.update_room(stored.id, status="broken")
+                self.quarantined.append(stored.id)
                 continue
             self.rooms[room.id] = room
             room.start_actor()
             if room.match is not None and room.match.over:  # killed before it was marked
-                await self.store.finish(room.id, room.match.record())
-        log.info("restored %d rooms", len(self.rooms))
+                await self.store.finish(room.id, room.record())
+        log.info("restored %d rooms (%d quarantined)", len(self.rooms), len(self.quarantined))
+        self.thinker.start()
+        self._sweeper = asyncio.create_task(self._sweep(), name="hzmj-room-sweeper")
 
     async def create(self, rules: Rules, name: str, seed: int | None) -> Room:
+        """A new open room; :class:`RoomError` 503 when ``max_rooms`` rooms are live."""
+        if len(self.rooms) >= self.config.max_rooms:
+            raise RoomError(503, f"the server is full ({self.config.max_rooms} live rooms); "
+                                 "try again later")
         room_id = secrets.token_urlsafe(6)
+        salt = secrets.token_hex(16)
+        fixed = seed is not None
         if seed is None:
             seed = secrets.randbits(62)
-        await self.store.create_room(room_id, name, rules.to_json(), seed)
-        room = Room(room_id, name, rules, seed, self.store, self.config, self.thinker)
+        await self.store.create_room(room_id, name, rules.to_json(), seed, salt, fixed)
+        room = Room(room_id, name, rules, seed, self.store, self.config, self.thinker, salt,
+                    fixed)
         self.rooms[room_id] = room
         room.start_actor()
         return room
@@ -638,10 +828,34 @@ class Lobby:
             raise RoomError(404, f"no room {room_id!r}")
         return room
 
+    async def _sweep(self) -> None:
+        while True:
+            await asyncio.sleep(self.config.sweep_every)
+            try:
+                await self.sweep()
+            except Exception:
+                log.exception("sweeping rooms failed")
+
+    async def sweep(self) -> None:
+        """Evict finished rooms after their grace and expire idle open rooms."""
+        now = time.monotonic()
+        for room in list(self.rooms.values()):
+            if room.over_at is not None and now >= room.over_at + self.config.finished_grace:
+                room.close_connections(1001, "the match is over; its replay stays available")
+            elif (room.match is None and room.connection_count == 0
+                  and now >= room.active_at + self.config.open_idle):
+                await self.store.update_room(room.id, status="expired")
+                room.close_connections(1001, "the room expired")
+            else:
+                continue
+            del self.rooms[room.id]
+            await room.stop_actor()
+
     async def close(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            await asyncio.gather(self._sweeper, return_exceptions=True)
         for room in self.rooms.values():
-            for _, conns in room.all_connections():
-                for conn in conns:
-                    conn.close(1012, "server restarting")
+            room.close_connections(1012, "server restarting")
         await asyncio.gather(*(r.stop_actor() for r in self.rooms.values()))
         self.thinker.close()

@@ -53,7 +53,10 @@ class RoomRow(Base):
     name: Mapped[str] = mapped_column(String(60))
     rules: Mapped[str] = mapped_column(Text)  # Rules.to_json()
     seed: Mapped[int] = mapped_column(BigInteger)
-    status: Mapped[str] = mapped_column(String(8), index=True)  # open | running | over
+    salt: Mapped[str] = mapped_column(String(64), default="")  # hides the seed until the end
+    seed_fixed: Mapped[bool] = mapped_column(Boolean, default=False)  # chosen by the client
+    # open | running | over | expired (idle, never started) | broken (quarantined)
+    status: Mapped[str] = mapped_column(String(8), index=True)
     owner_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
     created_at: Mapped[float] = mapped_column(Float)
     record: Mapped[str | None] = mapped_column(Text, nullable=True)  # once over
@@ -100,6 +103,9 @@ class StoredRoom:
     seed: int
     status: str
     owner_seat: int | None
+    salt: str = ""
+    seed_fixed: bool = False
+    created_at: float = 0.0  # epoch seconds
     seats: list[StoredSeat] = field(default_factory=list)
     actions: list[dict[str, Any]] = field(default_factory=list)
     record: dict[str, Any] | None = None
@@ -128,11 +134,12 @@ class Store:
 
     # -- rooms and seats -------------------------------------------------------------
 
-    async def create_room(self, room_id: str, name: str, rules: str, seed: int) -> None:
+    async def create_room(self, room_id: str, name: str, rules: str, seed: int,
+                          salt: str, seed_fixed: bool) -> None:
         async with self.engine.begin() as conn:
             await conn.execute(insert(RoomRow).values(
-                id=room_id, name=name, rules=rules, seed=seed, status="open", owner_seat=None,
-                created_at=time.time()))
+                id=room_id, name=name, rules=rules, seed=seed, salt=salt, seed_fixed=seed_fixed,
+                status="open", owner_seat=None, created_at=time.time()))
 
     async def update_room(self, room_id: str, **values: Any) -> None:
         async with self.engine.begin() as conn:
@@ -193,9 +200,9 @@ class Store:
             query = select(RoomRow)
             query = (query.where(RoomRow.id == room_id) if room_id is not None
                      else query.where(RoomRow.status.in_(statuses)))
-            rooms = {r.id: StoredRoom(r.id, r.name, json.loads(r.rules), r.seed, r.status,
-                                      r.owner_seat,
-                                      record=json.loads(r.record) if r.record else None)
+            rooms = {r.id: StoredRoom(r.id, r.name, _json(r.rules), r.seed, r.status,
+                                      r.owner_seat, r.salt, r.seed_fixed, r.created_at,
+                                      record=_json(r.record) if r.record else None)
                      for r in (await conn.execute(query.order_by(RoomRow.created_at))).all()}
             if not rooms:
                 return []
@@ -210,8 +217,17 @@ class Store:
                 actions = await conn.execute(select(ActionRow).where(
                     ActionRow.room_id.in_(running)).order_by(ActionRow.room_id, ActionRow.idx))
                 for a in actions.all():
-                    rooms[a.room_id].actions.append(json.loads(a.action))
+                    rooms[a.room_id].actions.append(_json(a.action))
         return list(rooms.values())
+
+
+def _json(text: str) -> Any:
+    """A stored JSON column; a broken one becomes ``None`` (the room is then quarantined
+    when it is rebuilt, instead of stopping the whole load)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

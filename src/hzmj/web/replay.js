@@ -14,7 +14,25 @@ const roomId = decodeURIComponent(location.pathname.split("/").filter(Boolean)[1
 const root = document.getElementById("app");
 const header = document.getElementById("header");
 
-const state = { names: [], steps: [], boards: [], index: 0, show: "all", error: "" };
+const state = { names: [], steps: [], boards: [], index: 0, show: "all", error: "", fair: null };
+
+/** Check the fairness commitment: SHA-256 of "hzmj-seed:{seed}:{salt}" must be the
+ * commitment published when the match started.  null: nothing to check (no commitment, or
+ * no WebCrypto outside a secure context). */
+async function checkFair(data) {
+  if (!data.commitment || data.salt == null || !globalThis.crypto?.subtle) return null;
+  const bytes = new TextEncoder().encode(`hzmj-seed:${data.seed}:${data.salt}`);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  const hex = Array.from(digest, (x) => x.toString(16).padStart(2, "0")).join("");
+  return { ok: hex === data.commitment, commitment: data.commitment, seed: data.seed };
+}
+
+function fairLine() {
+  const f = state.fair;
+  if (!f) return null;
+  return h(f.ok ? "p.fair.ok" : "p.fair.bad", { title: `${t("seed")} ${f.seed}` },
+    f.ok ? t("fair_ok", f.commitment.slice(0, 16)) : t("fair_bad", f.commitment.slice(0, 16)));
+}
 
 /** Normalise the server's answer to a list of {action, events}. */
 function stepsOf(data) {
@@ -97,6 +115,7 @@ function render() {
   const me = step.events.find((e) => e.type === "match_end");
   root.replaceChildren(h("main.replay.table-page", {},
     h("h2", {}, `${t("replay")} · ${roomId}`),
+    fairLine(),
     controls(),
     h(`div.table.n${b.n}`, {},
       h("div.area-top", {}, areas.top), h("div.area-left", {}, areas.left),
@@ -126,6 +145,7 @@ async function load() {
     state.steps = stepsOf(data);
     const n = data.rules?.players || room.rules.players;
     state.boards = buildBoards(state.steps, n);
+    state.fair = await checkFair(data);
   } catch (e) {
     state.error = e.status === 409 ? t("not_over") : e.status === 404 ? t("replay_missing") : e.message;
   }

@@ -63,8 +63,9 @@ export class RoomPage {
   // ---------------------------------------------------------------- WebSocket
 
   connect() {
-    const q = this.token ? `?token=${encodeURIComponent(this.token)}` : "";
-    const ws = new WebSocket(wsUrl(`/ws/rooms/${this.roomId}${q}`));
+    // the seat token travels as a subprotocol, never in the URL (URLs end up in logs)
+    const protocols = this.token ? ["hzmj", `token.${this.token}`] : ["hzmj"];
+    const ws = new WebSocket(wsUrl(`/ws/rooms/${this.roomId}`), protocols);
     this.ws = ws;
     ws.onopen = () => {
       this.retry = 0;

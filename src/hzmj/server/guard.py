@@ -1,0 +1,190 @@
+"""What stands between clients and the rooms: strict JSON, body limits, rate limits, and
+a log filter that keeps seat tokens out of the server's log.
+
+Every limit's value comes from :class:`~hzmj.server.config.ServerConfig`; this module
+only enforces them (documented in ``docs/protocol.md``, "Limits").
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from collections import deque
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+MAX_JSON_DEPTH = 32  # no message or body of ours nests deeper than a few levels
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text} is out of range for a number")
+    return value
+
+
+def strict_json(text: str) -> Any:
+    """Parse ``text`` as standard JSON; :class:`ValueError` with a short reason for
+    what Python's parser lets through but JSON (or our storage) cannot carry: NaN and
+    Infinity, numbers that overflow to infinity, lone surrogates, and nesting deeper
+    than :data:`MAX_JSON_DEPTH`."""
+    try:
+        data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite)
+    except RecursionError:
+        raise ValueError(f"malformed JSON: nested deeper than {MAX_JSON_DEPTH} levels") \
+            from None
+    except ValueError as exc:
+        raise ValueError(f"malformed JSON: {exc}") from None
+    _check_tree(data)
+    return data
+
+
+def _check_tree(data: Any) -> None:
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ValueError("malformed JSON: a string holds a lone surrogate") from None
+            continue
+        if not isinstance(item, (dict, list)):
+            continue
+        if depth > MAX_JSON_DEPTH:
+            raise ValueError(f"malformed JSON: nested deeper than {MAX_JSON_DEPTH} levels")
+        children = [*item.keys(), *item.values()] if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children)
+
+
+class Bucket:
+    """Token bucket: ``rate`` takes a second, bursts of ``burst``."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, float(burst)
+        self.tokens, self.at = float(burst), time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+class BucketsByKey:
+    """One :class:`Bucket` per key (a client address, a seat token); buckets that have
+    filled up again are forgotten, so memory stays bounded by the active keys."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, burst
+        self._buckets: dict[str, Bucket] = {}
+
+    def take(self, key: str) -> bool:
+        if len(self._buckets) > 10_000:
+            now = time.monotonic()
+            self._buckets = {k: b for k, b in self._buckets.items()
+                             if b.tokens + (now - b.at) * b.rate < b.burst}
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            bucket = self._buckets[key] = Bucket(self.rate, self.burst)
+        return bucket.take()
+
+
+class Strikes:
+    """Refusals within the last ``window`` seconds; older ones are forgiven."""
+
+    def __init__(self, window: float) -> None:
+        self.window = window
+        self._times: deque[float] = deque()
+
+    def add(self) -> int:
+        """Count one more; return how many are within the window."""
+        now = time.monotonic()
+        self._times.append(now)
+        while self._times[0] < now - self.window:
+            self._times.popleft()
+        return len(self._times)
+
+
+class RequestGuard:
+    """ASGI middleware for HTTP requests: a body over ``max_body_bytes`` is refused
+    with 413 before it is read whole, and a JSON body that is not strict JSON
+    (:func:`strict_json`) with 400, before any handler sees it."""
+
+    def __init__(self, app: ASGIApp, max_body_bytes: int) -> None:
+        self.app = app
+        self.limit = max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope["headers"])
+        length = headers.get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.limit):
+            await _answer(send, 413, f"request body too large (limit {self.limit} bytes)")
+            return
+        body = b""
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away
+            body += message.get("body", b"")
+            if len(body) > self.limit:
+                await _answer(send, 413, f"request body too large (limit {self.limit} bytes)")
+                return
+            if not message.get("more_body", False):
+                break
+        kind = headers.get(b"content-type", b"").decode("latin-1").lower()
+        if body and (not kind or "json" in kind):
+            try:
+                strict_json(body.decode("utf-8"))
+            except UnicodeDecodeError:
+                await _answer(send, 400, "the body is not UTF-8")
+                return
+            except ValueError as exc:
+                await _answer(send, 400, str(exc))
+                return
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+async def _answer(send: Send, status: int, detail: str) -> None:
+    payload = json.dumps({"detail": detail}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(payload)).encode())]})
+    await send({"type": "http.response.body", "body": payload})
+
+
+_TOKEN = re.compile(r"(token[=.:]\s*|bearer\s+)[^\s&\"',;]+", re.IGNORECASE)
+
+
+class TokenFilter(logging.Filter):
+    """Blanks anything that looks like a seat token (``token=…``, ``token.…``,
+    ``Bearer …``) in a log record: a token must never reach a log."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        redacted = _TOKEN.sub(r"\1***", message)
+        if redacted != message:
+            record.msg, record.args = redacted, None
+        return True
