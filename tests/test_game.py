@@ -708,3 +708,25 @@ def test_stale_and_unoffered_claims_are_rejected() -> None:
     with pytest.raises(IllegalActionError):  # already answered
         m.apply(Pong(2))
     assert parse_action("2 pong") == Pong(2)
+
+
+# ------------------------------------------------------------------ public steps (RULES §13)
+
+
+@pytest.mark.parametrize("hand1, window", [
+    ("19m19p19s1234567z", False),   # seat 1 cannot take the 3z
+    ("19m19p19s1233567z", True),    # seat 1 holds a pair of 3z: a claim window opens
+])
+def test_rules_13_steps_after_a_discard_do_not_show_a_window(hand1: str, window: bool) -> None:
+    m = deal("123456789m11p22p3z", hand1, draws="4z")
+    assert m.step == 0
+    events = act(m, "0 discard 3z")
+    assert (m.phase == "claim") is window
+    if window:
+        assert m.step == 1 and [e.type for e in events] == ["discard"]
+        act(m, "1 pass")
+    # window or not: the discard is step 1 and its outcome (seat 1's draw) step 2
+    start = next(i for i, e in enumerate(m.log) if e.type == "discard")
+    tail = list(zip([e.type for e in m.log[start:]], m.event_steps[start:], strict=True))
+    assert tail == [("discard", 1), ("draw", 2)]
+    assert m.step == 2 and m.to_move() == [1]

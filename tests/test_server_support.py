@@ -60,7 +60,7 @@ class ServerProcess:
             [sys.executable, "-m", "hzmj.server", "--port", str(self.port), "--db",
              str(self.db), "--log-level", self.log_level], env=self.env, stdout=out,
             stderr=out)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # a loaded machine imports slowly
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"server exited with {self.proc.returncode}")
