@@ -671,10 +671,7 @@ class Match:
             a, b = action.tiles
             st.concealed.remove(a)
             st.concealed.remove(b)
-            cs = self._caishen
-            phys = tuple(sorted((a, b, t), key=lambda x: plays_as(x, cs) or 0))
-            played = tuple(sorted(plays_as(x, cs) or 0 for x in (a, b, t)))
-            meld = Meld(MeldKind.CHOW, played, giver, t, phys if phys != played else None)
+            meld = Meld.of(MeldKind.CHOW, (a, b, t), self._caishen, giver, t)  # RULES §5.2
             kind_name, is_chow = "chow", True
         else:
             n = 3 if isinstance(action, Kong) else 2
