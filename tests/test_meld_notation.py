@@ -15,7 +15,16 @@ from hzmj.events import Action, Chow, Kong, Pong, Win
 from hzmj.game import HandResult, Match
 from hzmj.hints import own_hand
 from hzmj.rules import Rules
-from hzmj.tiles import WHITE, Hand, Meld, MeldKind, TileParseError, parse_hand, tile
+from hzmj.tiles import (
+    WHITE,
+    Hand,
+    Meld,
+    MeldKind,
+    TileParseError,
+    parse_hand,
+    tile,
+    tile_name,
+)
 from scenario import act, deal, offered, play
 
 
@@ -111,10 +120,10 @@ def _picker(rng: random.Random, legal: list[Action]) -> Action:
     return rng.choice(legal)
 
 
-def _play_and_check(rules: Rules, seed: int, hands: int) -> int:
+def play_and_check(rules: Rules, seed: int, hands: int) -> list[tuple[str, list[str]]]:
     """Play ``hands`` hands; at each hand end every seat's reveal parses back, with the
     hand's 财神, to its real hand (RULES §1.2) and its own view's melds rebuild the same
-    melds.  Returns the number of white-dragon stand-in chows revealed."""
+    melds.  Returns every revealed meld: (notation, physical tile names)."""
     m = Match(rules, seed)
     rng = random.Random(seed)
     seen: list[tuple[int, list[Hand]]] = []  # (财神, hands) at each hand end
@@ -128,7 +137,7 @@ def _play_and_check(rules: Rules, seed: int, hands: int) -> int:
         end_hand(result)
 
     m._end_hand = capture  # type: ignore[method-assign]
-    stand_ins = 0
+    revealed: list[tuple[str, list[str]]] = []
     while m.hand_no <= hands and not m.over:
         seat = m.to_move()[0]
         for e in m.apply(_picker(rng, m.legal_actions(seat))):
@@ -138,18 +147,20 @@ def _play_and_check(rules: Rules, seed: int, hands: int) -> int:
             for s, reveal in enumerate(e.data["hands"]):
                 parsed = parse_hand(reveal_text(reveal), caishen)
                 assert hand_key(parsed) == hand_key(real[s]), (seed, s, reveal)
-                stand_ins += sum(1 for x in parsed.melds if x.physical is not None)
-    return stand_ins
+                revealed += [(x.notation(), [tile_name(t) for t in x.physical_tiles])
+                             for x in parsed.melds]
+    return revealed
 
 
 @pytest.mark.parametrize("mode", ["flip", "white"])
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32), players=st.sampled_from([2, 3, 4]))
 def test_rules_1_2_hand_end_reveals_parse_back(mode: str, seed: int, players: int) -> None:
-    _play_and_check(Rules(players=players, caishen_mode=mode), seed, hands=3)
+    play_and_check(Rules(players=players, caishen_mode=mode), seed, hands=3)
 
 
 def test_rules_5_2_stand_in_chows_happen_and_parse_back() -> None:
     # the property above, on fixed seeds, must really meet white dragons standing in
-    total = sum(_play_and_check(Rules(players=4), seed, hands=3) for seed in range(12))
-    assert total > 0
+    melds = [m for seed in range(12) for m in play_and_check(Rules(players=4), seed, hands=3)]
+    stand_ins = [text for text, tiles in melds if "P" in text and "5z" in tiles]
+    assert stand_ins and all(text.startswith("[") for text in stand_ins)
