@@ -1,0 +1,259 @@
+"""Bad input gets a 4xx and is never stored; rooms are released, capped and rate-limited;
+hints and sockets are limited (issue 11, items 4–8 and 10)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from hzmj.server.app import create_app
+from hzmj.server.config import ServerConfig
+
+Make = Callable[..., TestClient]
+
+
+@pytest.fixture
+def make(tmp_path: Path) -> Iterator[Make]:
+    """``make(**config)``: a running app with bots inline and no pauses."""
+    clients: list[TestClient] = []
+
+    def build(**overrides: Any) -> TestClient:
+        cfg = ServerConfig(**{"db": str(tmp_path / "limits.db"), "bot_delay": 0,
+                              "hand_pause": 0, "bot_workers": 0, "claim_pause_scale": 0,
+                              "allow_fixed_seed": True, **overrides})
+        client = TestClient(create_app(cfg))
+        client.__enter__()
+        clients.append(client)
+        return client
+
+    yield build
+    for client in clients:
+        client.__exit__(None, None, None)
+
+
+def rooms_stored(client: TestClient) -> int:
+    return len(client.get("/api/rooms", params={"all": True}).json()["rooms"])
+
+
+def seated(client: TestClient, rules: dict[str, Any] | None = None,
+           bots: tuple[int, ...] = (1,)) -> tuple[str, dict[str, str]]:
+    room = client.post("/api/rooms", json={"rules": rules or {"players": 2}}).json()["room_id"]
+    token = client.post(f"/api/rooms/{room}/seats", json={"name": "ann"}).json()["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    for seat in bots:
+        assert client.post(f"/api/rooms/{room}/bots", json={"seat": seat},
+                           headers=auth).status_code == 200
+    return room, auth
+
+
+# ------------------------------------------------------------------ 4, 5. strict types, bounds
+
+
+@pytest.mark.parametrize("body, where", [
+    ({"rules": {"players": 4.0}}, "players"),
+    ({"rules": {"hands": 8.0}}, "hands"),
+    ({"rules": {"cap": 64.0}}, "cap"),
+    ({"rules": {"discard_win": 1}}, "discard_win"),
+    ({"rules": {"claim_seconds": True}}, "claim_seconds"),
+    ({"rules": {"turn_seconds": "15"}}, "turn_seconds"),
+    ({"rules": {"turn_seconds": 10**400}}, "turn_seconds"),   # RULES §3 bounds
+    ({"rules": {"claim_seconds": 86400}}, "claim_seconds"),
+    ({"rules": {"base_score": 2**63}}, "base_score"),
+    ({"rules": {"claim_pause_ms": -1}}, "claim_pause_ms"),
+    ({"rules": [1, 2]}, "rules"),
+    ({"seed": 1.5}, "seed"),
+    ({"seed": "5"}, "seed"),
+    ({"seed": True}, "seed"),
+    ({"name": 5}, "name"),
+])
+def test_bad_room_options_are_refused_and_nothing_is_stored(
+        make: Make, body: dict[str, Any], where: str) -> None:
+    c = make()
+    r = c.post("/api/rooms", json=body)
+    assert r.status_code == 422, r.text
+    assert where in r.json()["detail"]
+    assert rooms_stored(c) == 0
+
+
+@pytest.mark.parametrize("path, body", [
+    ("seats", {"name": "bob", "seat": "1"}),
+    ("seats", {"name": "bob", "seat": 1.0}),
+    ("seats", {"name": "bob", "seat": True}),
+    ("seats", {"name": "bob", "seat": 99}),
+    ("seats", {"name": ["bob"]}),
+    ("bots", {"seat": 1.0}),
+    ("bots", {"seat": 1, "bot": "strong:99999999"}),   # bot budgets are bounded
+    ("bots", {"seat": 1, "bot": "x" * 100}),
+])
+def test_bad_seat_requests_are_refused(make: Make, path: str, body: dict[str, Any]) -> None:
+    c = make()
+    room, auth = seated(c, bots=())
+    before = c.get(f"/api/rooms/{room}").json()
+    r = c.post(f"/api/rooms/{room}/{path}", json=body, headers=auth)
+    assert r.status_code == 422, r.text
+    assert c.get(f"/api/rooms/{room}").json() == before
+
+
+# ------------------------------------------------------------------ 6. not JSON, too big
+
+
+@pytest.mark.parametrize("raw", [
+    '{"rules": {"players": NaN}}',
+    '{"rules": {"players": Infinity}}',
+    '{"rules": {"base_score": -Infinity}}',
+    '{"rules": {"turn_seconds": 1e400}}',
+    '{"name": "\\ud800"}',
+    '{"name": "ok", "rules": {"\\udfff": 1}}',
+    "[" * 5000 + "]" * 5000,
+    b'{"name": "\xff"}',   # not UTF-8
+])
+def test_what_json_cannot_carry_is_a_400_with_a_json_reason(make: Make, raw: str | bytes) -> None:
+    c = make()
+    body = raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass")
+    r = c.post("/api/rooms", content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 400, r.text
+    assert json.loads(r.text)["detail"]  # the answer itself is valid JSON
+    assert rooms_stored(c) == 0
+
+
+def test_a_lone_surrogate_in_a_name_is_refused_by_the_model_too(make: Make) -> None:
+    c = make()
+    room, auth = seated(c, bots=())
+    r = c.post(f"/api/rooms/{room}/seats", content='{"name": "a\\udc80b"}',
+               headers={"content-type": "application/json"})
+    assert r.status_code == 400 and "surrogate" in r.json()["detail"]
+
+
+def test_request_bodies_are_limited(make: Make) -> None:
+    c = make(max_body_bytes=1000)
+    big = json.dumps({"name": "x" * 5000})
+    r = c.post("/api/rooms", content=big, headers={"content-type": "application/json"})
+    assert r.status_code == 413 and "1000 bytes" in r.json()["detail"]
+
+    def chunks() -> Iterator[bytes]:  # no content-length: counted while it is read
+        for _ in range(50):
+            yield b" " * 100
+
+    r = c.post("/api/rooms", content=chunks(), headers={"content-type": "application/json"})
+    assert r.status_code == 413
+    assert rooms_stored(c) == 0
+
+
+# ------------------------------------------------------------------ 7. WebSocket input
+
+
+def test_deeply_nested_json_over_the_websocket_is_an_error_not_a_close(make: Make) -> None:
+    c = make()
+    room, auth = seated(c)
+    token = auth["Authorization"].split()[1]
+    with c.websocket_connect(f"/ws/rooms/{room}", subprotocols=["hzmj", f"token.{token}"]) as ws:
+        assert ws.receive_json()["type"] == "room"
+        assert ws.receive_json()["type"] == "snapshot"
+        for bomb in ("[" * 2000 + "]" * 2000, '{"a":' * 600 + "1" + "}" * 600,
+                     '{"type": "action", "state_id": NaN, "action": {}}'):
+            ws.send_text(bomb)
+            answer = ws.receive_json()
+            assert answer["type"] == "error" and "malformed JSON" in answer["reason"]
+        ws.send_text(json.dumps({"type": "snapshot"}))  # still open and served
+        assert ws.receive_json()["type"] == "snapshot"
+
+
+# ------------------------------------------------------------------ 8. room lifetimes
+
+
+def test_finished_rooms_leave_memory_and_keep_their_replay(make: Make) -> None:
+    c = make(finished_grace=0.3, sweep_every=0.1)
+    room = c.post("/api/rooms", json={"rules": {"players": 2}, "seed": 4}).json()["room_id"]
+    auth = {"Authorization": "Bearer " + c.post(f"/api/rooms/{room}/seats",
+                                                json={"name": "a"}).json()["token"]}
+    for seat in (0, 1):
+        c.post(f"/api/rooms/{room}/bots", json={"seat": seat}, headers=auth)
+    c.post(f"/api/rooms/{room}/start", headers=auth)
+    end = time.monotonic() + 240
+    while c.get("/api/health").json()["rooms"] and time.monotonic() < end:
+        time.sleep(0.2)
+    assert c.get("/api/health").json()["rooms"] == 0  # evicted after its grace
+    assert rooms_stored(c) == 0
+    info = c.get(f"/api/rooms/{room}").json()  # from the database
+    assert info["status"] == "over" and info["seed"] == 4 and info["salt"]
+    assert c.get(f"/api/matches/{room}/record").json()["over"] is True
+    assert len(c.get(f"/api/matches/{room}/replay").json()["steps"]) > 10
+
+
+def test_idle_open_rooms_expire(make: Make) -> None:
+    c = make(open_idle=0.3, sweep_every=0.1)
+    room = c.post("/api/rooms", json={}).json()["room_id"]
+    time.sleep(1.0)
+    assert rooms_stored(c) == 0
+    assert c.get(f"/api/rooms/{room}").json()["status"] == "expired"
+    assert c.post(f"/api/rooms/{room}/seats", json={"name": "late"}).status_code == 404
+
+
+def test_room_creation_is_rate_limited_per_client(make: Make) -> None:
+    c = make(create_burst=3, create_per_minute=1)
+    codes = [c.post("/api/rooms", json={}).status_code for _ in range(5)]
+    assert codes == [200, 200, 200, 429, 429]
+    assert "a minute" in c.post("/api/rooms", json={}).json()["detail"]
+
+
+def test_the_live_room_cap_answers_503_with_a_reason(make: Make) -> None:
+    c = make(max_rooms=2)
+    assert [c.post("/api/rooms", json={}).status_code for _ in range(2)] == [200, 200]
+    r = c.post("/api/rooms", json={})
+    assert r.status_code == 503 and "2 live rooms" in r.json()["detail"]
+    health = c.get("/api/health").json()
+    assert health["status"] == "degraded" and "cap" in health["problems"][0]
+
+
+# ------------------------------------------------------------------ 10. hints and sockets
+
+
+def test_hints_are_rate_limited_per_token(make: Make) -> None:
+    c = make(hints_per_second=0.5, hints_burst=2, time_scale=100)
+    room, auth = seated(c)
+    c.post(f"/api/rooms/{room}/start", headers=auth)
+    codes = [c.get(f"/api/rooms/{room}/hints", headers=auth).status_code for _ in range(4)]
+    assert codes == [200, 200, 429, 429]
+
+
+def test_sockets_are_capped_per_token_and_per_room(make: Make) -> None:
+    c = make(sockets_per_token=2, sockets_per_room=3)
+    room, auth = seated(c)
+    mine = ["hzmj", "token." + auth["Authorization"].split()[1]]
+    with c.websocket_connect(f"/ws/rooms/{room}", subprotocols=mine), \
+            c.websocket_connect(f"/ws/rooms/{room}", subprotocols=mine):
+        with c.websocket_connect(f"/ws/rooms/{room}", subprotocols=mine) as third:
+            with pytest.raises(WebSocketDisconnect) as refused:
+                third.receive_json()
+            assert refused.value.code == 4429 and "token" in refused.value.reason
+        with c.websocket_connect(f"/ws/rooms/{room}") as watcher:
+            assert watcher.receive_json()["type"] == "room"
+            with c.websocket_connect(f"/ws/rooms/{room}") as fourth:
+                with pytest.raises(WebSocketDisconnect) as full:
+                    fourth.receive_json()
+                assert full.value.code == 4429 and "room" in full.value.reason
+
+
+def test_spectators_joining_send_no_room_message_to_everyone(make: Make) -> None:
+    c = make()
+    room, auth = seated(c)
+    mine = ["hzmj", "token." + auth["Authorization"].split()[1]]
+    with c.websocket_connect(f"/ws/rooms/{room}", subprotocols=mine) as me:
+        assert me.receive_json()["type"] == "room"
+        assert me.receive_json()["type"] == "snapshot"
+        for _ in range(20):
+            with c.websocket_connect(f"/ws/rooms/{room}") as watcher:
+                assert watcher.receive_json()["type"] == "room"
+        me.send_text(json.dumps({"type": "snapshot"}))
+        kinds = []
+        while not kinds or kinds[-1] != "snapshot":
+            kinds.append(me.receive_json()["type"])
+        # at most the one (coalesced) room message for my own connection; none per spectator
+        assert kinds.count("room") <= 1, kinds
