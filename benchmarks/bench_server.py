@@ -1,12 +1,14 @@
 """Table server load: N concurrent tables, each one scripted WebSocket player + 3 bots.
 
-    uv run python benchmarks/bench_server.py [--tables 100] [--seconds 20] [--json]
+    uv run python benchmarks/bench_server.py [--tables 100,250,500] [--seconds 20] [--json]
 
-Starts ``python -m hzmj.server`` on a free port with a fresh SQLite file (bots' pause
-``--bot-delay``, no pause between hands), creates the tables, and lets every player answer
-each prompt at once with a random legal action.  Reports the server's applied actions per
-second (all seats) and the latency from sending an action to receiving its result (the
-first event or ack of the new state), p50 and p99.
+For each table count, starts ``python -m hzmj.server`` on a free port with a fresh SQLite
+file (bots' pause ``--bot-delay``, no pause between hands, the rooms' default
+``claim_pause_ms``), creates the tables, and lets every player answer each prompt at once
+with a random legal action.  Reports the server's public steps per second (all seats),
+the player's actions per second, and the latency from sending an action to receiving its
+result (its ack, or the first event of a later step), p50 and p99 — one line per table
+count, so that whether throughput holds as tables are added shows in one run.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any
 
 import httpx
 from websockets.asyncio.client import connect
+from websockets.typing import Subprotocol
 
 
 def free_port() -> int:
@@ -37,7 +40,8 @@ def free_port() -> int:
 
 def start_server(db: Path, port: int, bot_delay: float) -> subprocess.Popen[bytes]:
     env = {**os.environ, "HZMJ_BOT_DELAY": str(bot_delay), "HZMJ_HAND_PAUSE": "0",
-           "HZMJ_RATE_PER_SECOND": "1000", "HZMJ_RATE_BURST": "1000"}
+           "HZMJ_RATE_PER_SECOND": "1000", "HZMJ_RATE_BURST": "1000",
+           "HZMJ_CREATE_BURST": "100000"}  # one client creates every table
     proc = subprocess.Popen([sys.executable, "-m", "hzmj.server", "--port", str(port),
                              "--db", str(db), "--log-level", "warning"], env=env,
                             stdout=subprocess.DEVNULL)
@@ -67,7 +71,8 @@ async def player(port: int, http: httpx.AsyncClient, room: str, token: str, seed
     """Play until ``stop_at``; return the last state_id seen."""
     rng = random.Random(seed)
     state = 0
-    async with connect(f"ws://127.0.0.1:{port}/ws/rooms/{room}?token={token}") as ws:
+    protocols = [Subprotocol("hzmj"), Subprotocol(f"token.{token}")]
+    async with connect(f"ws://127.0.0.1:{port}/ws/rooms/{room}", subprotocols=protocols) as ws:
         await ws.recv()
         await http.post(f"/api/rooms/{room}/start", headers={"authorization": f"Bearer {token}"})
         sent_at: float | None = None
@@ -80,8 +85,8 @@ async def player(port: int, http: httpx.AsyncClient, room: str, token: str, seed
             msg: dict[str, Any] = json.loads(raw)
             sid = msg.get("state_id", -1)
             state = max(state, sid)
-            if sent_at is not None and msg["type"] in ("event", "ack", "error") \
-                    and (sid > sent_state or msg["type"] == "error"):
+            if sent_at is not None and (msg["type"] in ("ack", "error")
+                                        or (msg["type"] == "event" and sid > sent_state)):
                 if msg["type"] != "error" and time.monotonic() >= measure_from:
                     latencies.append(time.perf_counter() - sent_at)
                 sent_at = None
@@ -115,9 +120,10 @@ async def run(tables: int, seconds: float, port: int, bot: str,
     return {
         "tables": tables,
         "seconds": round(elapsed, 2),
-        "actions": sum(states),
-        "actions_per_s": round(sum(states) / elapsed, 1),
+        "steps": sum(states),
+        "steps_per_s": round(sum(states) / elapsed, 1),
         "player_actions": len(latencies),
+        "player_actions_per_s": round(len(latencies) / max(0.001, elapsed - warmup), 1),
         "latency_ms_p50": pct(0.50),
         "latency_ms_p99": pct(0.99),
         "latency_ms_mean": round(1000 * statistics.fmean(latencies), 2) if latencies else None,
@@ -126,7 +132,8 @@ async def run(tables: int, seconds: float, port: int, bot: str,
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tables", type=int, default=100)
+    parser.add_argument("--tables", default="100,250,500",
+                        help="table counts, comma-separated: one fresh server each")
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--bot-delay", type=float, default=0.3,
                         help="seconds a bot waits before acting (the server's knob)")
@@ -137,25 +144,32 @@ def main() -> None:
                         help="use a server already running on this local port")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
-    if args.port is not None:
-        result = asyncio.run(run(args.tables, args.seconds, args.port, args.bot,
-                                 args.warmup))
-    else:
-        port = free_port()
-        with tempfile.TemporaryDirectory() as tmp:
-            proc = start_server(Path(tmp) / "bench.db", port, args.bot_delay)
-            try:
-                result = asyncio.run(run(args.tables, args.seconds, port, args.bot,
-                                         args.warmup))
-            finally:
-                proc.terminate()
-                proc.wait(10)
-    result.update(bot=args.bot, bot_delay_s=args.bot_delay, warmup_s=args.warmup)
+    results = []
+    for tables in (int(t) for t in args.tables.split(",")):
+        if args.port is not None:
+            result = asyncio.run(run(tables, args.seconds, args.port, args.bot, args.warmup))
+        else:
+            port = free_port()
+            with tempfile.TemporaryDirectory() as tmp:
+                proc = start_server(Path(tmp) / "bench.db", port, args.bot_delay)
+                try:
+                    result = asyncio.run(run(tables, args.seconds, port, args.bot,
+                                             args.warmup))
+                finally:
+                    proc.terminate()
+                    proc.wait(30)
+        result.update(bot=args.bot, bot_delay_s=args.bot_delay, warmup_s=args.warmup)
+        results.append(result)
+        if not args.json:
+            print(" ".join(f"{key}={value}" for key, value in result.items()), flush=True)
+    first = results[0]["player_actions_per_s"] / results[0]["tables"] if results else 0
+    summary = {"runs": results, "per_table_throughput_vs_first": [
+        round(r["player_actions_per_s"] / r["tables"] / first, 2) if first else None
+        for r in results]}
     if args.json:
-        print(json.dumps(result))
+        print(json.dumps(summary))
     else:
-        for key, value in result.items():
-            print(f"{key:>18}: {value}")
+        print("per-table throughput vs the first run:", summary["per_table_throughput_vs_first"])
 
 
 if __name__ == "__main__":
