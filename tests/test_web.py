@@ -88,7 +88,8 @@ def _free_port() -> int:
 class _Server:
     def __init__(self, tmp: Path, bot_delay: float) -> None:
         cfg = ServerConfig(db=str(tmp / "web.db"), bot_delay=bot_delay, hand_pause=0.3,
-                           expiries_to_auto=1000, away_grace=30.0)
+                           expiries_to_auto=1000, away_grace=30.0, bot_workers=1,
+                           allow_fixed_seed=True, claim_pause_scale=0.2)
         self.app = create_app(cfg)
         self.port = _free_port()
         self.base = f"http://127.0.0.1:{self.port}"
@@ -402,6 +403,8 @@ def test_auto_play_to_the_final_table_then_the_replay(fast_server: _Server,
     record = page.request.get(f"{fast_server.base}/api/matches/{room_id}/record").json()
     page.goto(f"{fast_server.base}/replay/{room_id}")
     page.wait_for_selector(".replay-controls")
+    # the page opens the fairness commitment published at the start (issue 11)
+    sync_api.expect(page.locator("p.fair.ok")).to_contain_text(record["commitment"][:16])
     steps = 1 + len(record["actions"])  # the deal, then one step per action
     sync_api.expect(page.locator(".step-no")).to_contain_text(f"1 / {steps}")
     first = page.locator(".step-no").inner_text()

@@ -158,6 +158,7 @@ class Room:
         self.room_due: float | None = None  # when a coalesced room message is sent
         self.active_at = time.monotonic()  # the last join, seat change or connection
         self.over_at: float | None = None  # when the match's end was published
+        self.shown_hand = 0  # the hand_no of the last published hand_start
         self._inbox: asyncio.Queue[tuple[Callable[[], Awaitable[Any]],
                                          asyncio.Future[Any] | None]] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
@@ -454,6 +455,8 @@ class Room:
         kinds = {e.type for e in events}
         if "hand_start" in kinds:
             self.pause_until = time.monotonic() + self.config.hand_pause
+            self.shown_hand = max(int(e.data["hand_no"]) for e in events
+                                  if e.type == "hand_start")
         if "match_end" in kinds:
             self.over_at = time.monotonic()
             self._broadcast_room()
@@ -496,7 +499,7 @@ class Room:
                             left=s.left, owner=s.index == self.owner) for s in self.seats],
             free_seats=[s.index for s in self.seats if not s.taken],
             state_id=self.shown_step if self.match else None,
-            hand_no=self.match.hand_no if self.match else None,
+            hand_no=self.shown_hand if self.match else None,
             commitment=seed_commitment(self.seed, self.salt) if self.match else None,
             seed=self.seed if over else None, salt=self.salt if over else None)
 
@@ -576,8 +579,10 @@ class Room:
         for s in self.seats:
             if s.bot is None and not s.connections:
                 s.away_since = now
+        self.shown_hand = self.match.hand_no
         self._broadcast_room()
         self._broadcast_events(0, self.published)
+        self.pause_until = 0.0  # the first hand starts at once
         for _, conns in self.all_connections():
             for conn in conns:
                 self._send_snapshot(conn)
@@ -763,6 +768,7 @@ class Room:
                 match.apply(action_from_json(raw))
             room.match = match
             room.published = len(match.log)
+            room.shown_hand = match.hand_no
             if match.over:
                 room.over_at = now
         return room
