@@ -112,7 +112,8 @@ export class RoomPage {
         this.fetchHints();
         break;
       case "ack":
-        if (this.prompt && this.prompt.state_id !== msg.state_id) this.prompt = null;
+        // my answer was applied; a pass in a claim window leaves the public step as it is
+        if (this.prompt && this.prompt.state_id <= msg.state_id) this.prompt = null;
         break;
       case "room":
         this.room = msg.room;
