@@ -103,7 +103,10 @@ async def player(port: int, http: httpx.AsyncClient, room: str, token: str, seed
 async def run(tables: int, seconds: float, port: int, bot: str,
               warmup: float) -> dict[str, Any]:
     latencies: list[float] = []
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as http:
+    # every player starts its table at once: let them all wait for a connection
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}",
+                                 timeout=httpx.Timeout(60, pool=600),
+                                 limits=httpx.Limits(max_connections=200)) as http:
         rooms = [await make_table(http, seed, bot) for seed in range(tables)]
         start = time.monotonic()
         stop_at = start + seconds
@@ -160,8 +163,8 @@ def main() -> None:
                     proc.wait(30)
         result.update(bot=args.bot, bot_delay_s=args.bot_delay, warmup_s=args.warmup)
         results.append(result)
-        if not args.json:
-            print(" ".join(f"{key}={value}" for key, value in result.items()), flush=True)
+        print(" ".join(f"{key}={value}" for key, value in result.items()), flush=True,
+              file=sys.stderr if args.json else sys.stdout)
     first = results[0]["player_actions_per_s"] / results[0]["tables"] if results else 0
     summary = {"runs": results, "per_table_throughput_vs_first": [
         round(r["player_actions_per_s"] / r["tables"] / first, 2) if first else None

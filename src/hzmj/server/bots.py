@@ -21,6 +21,7 @@ log = logging.getLogger("hzmj.server")
 AUTO_BOT = "efficiency"  # plays for absent players (托管) and escaped seats
 HEARTBEAT = 1.0  # seconds between checks that the workers answer
 DEGRADED_AFTER_RESTART = 30.0  # health stays degraded this long after a respawn
+WORKER_NICENESS = 5  # bot workers run below the event loop's priority
 
 
 class UnknownBotError(ValueError):
@@ -40,8 +41,12 @@ def _choose(bot: Bot, view: dict[str, Any], legal: Sequence[Action]) -> tuple[Ac
     return bot.choose(view, legal), bot  # the bot comes back with its RNG advanced
 
 
-def _exit_with_parent(parent: int) -> None:
-    """Worker start-up: exit as soon as the server is gone, even after a SIGKILL."""
+def _worker_start(parent: int) -> None:
+    """Worker start-up: yield the CPU to the server's event loop when cores are short
+    (a bot may think a little longer; a player's answer must not wait), and exit as soon
+    as the server is gone, even after a SIGKILL."""
+    os.nice(WORKER_NICENESS)
+
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(0.5)
@@ -70,7 +75,7 @@ class Thinker:
 
     def _spawn(self) -> ProcessPoolExecutor:
         pool = ProcessPoolExecutor(self.workers, multiprocessing.get_context("spawn"),
-                                   _exit_with_parent, (os.getpid(),))
+                                   _worker_start, (os.getpid(),))
         for _ in range(self.workers):
             pool.submit(os.getpid)  # start the workers now, not at the first bot move
         return pool
