@@ -406,7 +406,7 @@ class Room:
         while True:
             if self.hold_step is not None:
                 if now < self.hold_until or m.step <= self.hold_step:
-                    return
+                    break
                 self.hold_step = None
             start, stop = self.published, len(m.log)
             if start == stop:
