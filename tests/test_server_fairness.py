@@ -97,7 +97,7 @@ def test_a_table_of_bots_keeps_the_seed_it_was_given(absent_human: TestClient) -
 # ------------------------------------------------------------------ 2. claim windows
 
 
-PAUSE_MS = 150
+PAUSE_MS = 300
 
 
 def test_the_outside_of_a_discard_is_the_same_with_or_without_a_claim_window(
@@ -154,7 +154,8 @@ def test_the_outside_of_a_discard_is_the_same_with_or_without_a_claim_window(
             later = seen[i + 1:]
             after = next((t, m) for t, m in later if m["type"] == "event")
             assert after[1]["state_id"] == msg["state_id"] + 1, (msg, after)
-            assert after[0] - at >= 0.8 * PAUSE_MS / 1000, (msg, after)
+            # measured where the messages arrive: a loaded client may read the discard late
+            assert after[0] - at >= 0.5 * PAUSE_MS / 1000, (msg, after)
             snap = next(m for _, m in later if m["type"] == "snapshot")
             assert snap["state_id"] == msg["state_id"] + 1, (msg, snap)
             assert snap["view"]["phase"] != "claim" and snap["view"]["claim"] is None
