@@ -544,11 +544,83 @@ def serve_command(
                                     help="SQLite file, or a database URL "
                                          "(postgresql://user:pw@host/db).")] = "./hzmj.db",
     log_level: Annotated[str, typer.Option("--log-level")] = "info",
+    redis: Annotated[str | None, typer.Option(
+        "--redis", metavar="URL", help="Run as one node of a cluster sharing this Redis "
+        "(redis://host:6379/0) and the --db PostgreSQL; see docs/scaling.md.")] = None,
+    public_url: Annotated[str | None, typer.Option(
+        "--public-url", metavar="URL", help="Where the other nodes reach this one "
+        "(default http://HOST:PORT).")] = None,
+    node_id: Annotated[str | None, typer.Option(
+        "--node-id", help="This node's name in the cluster (default: host name + random).")]
+    = None,
 ) -> None:
     """Run the table server: rooms, bots and real-time play over WebSocket."""
     from hzmj.server.app import serve
 
-    serve(host, port, db, log_level)
+    if (public_url or node_id) and not redis:
+        fail("--public-url and --node-id need --redis")
+    serve(host, port, db, log_level, redis, public_url, node_id)
+
+
+# --------------------------------------------------------------------------------------
+# hzmj node list / hzmj node drain (a cluster of servers)
+
+node_app = typer.Typer(help="Nodes of a cluster of table servers (docs/scaling.md).",
+                       no_args_is_help=True)
+app.add_typer(node_app, name="node")
+RedisOpt = Annotated[str, typer.Option("--redis", metavar="URL",
+                                       help="The cluster's Redis.")]
+
+
+def _cluster_call(job: Any) -> Any:
+    """Run a cluster coroutine; a Redis that cannot be reached is bad input (exit 2)."""
+    import asyncio
+
+    from redis.exceptions import RedisError
+
+    try:
+        return asyncio.run(job)
+    except (RedisError, OSError, ValueError) as exc:
+        fail(f"Redis: {exc}")
+
+
+@node_app.command(name="list")
+def node_list_command(redis: RedisOpt = "redis://127.0.0.1:6379/0", json_out: JsonOpt = False
+                      ) -> None:
+    """The live nodes: id, URL, rooms held, draining or not."""
+    from hzmj.server.cluster import list_nodes
+
+    nodes = _cluster_call(list_nodes(redis))
+    if json_out:
+        print_json([{"id": n.id, "url": n.url, "rooms": n.rooms, "draining": n.draining}
+                    for n in nodes])
+        return
+    table = Table("node", "url", "rooms", "draining")
+    for n in nodes:
+        table.add_row(n.id, n.url, str(n.rooms), "yes" if n.draining else "")
+    Console().print(table)
+
+
+@node_app.command(name="drain")
+def node_drain_command(
+    node: Annotated[str, typer.Argument(help="The node's id (hzmj node list).")],
+    redis: RedisOpt = "redis://127.0.0.1:6379/0",
+    timeout: Annotated[float, typer.Option("--timeout", min=0,
+                                           help="Seconds to wait for the rooms to move.")]
+    = 60.0,
+) -> None:
+    """Make a node hand every room to the other nodes and take no new ones; returns once
+    it holds none, when it can be stopped."""
+    from hzmj.server.cluster import drain_node
+
+    try:
+        moved = _cluster_call(drain_node(redis, node, timeout))
+    except LookupError as exc:
+        fail(str(exc))
+    except TimeoutError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise typer.Exit(1) from None
+    print(f"node {node} drained: {moved} rooms moved; it can be stopped now")
 
 
 # --------------------------------------------------------------------------------------

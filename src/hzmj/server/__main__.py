@@ -1,4 +1,5 @@
-"""``python -m hzmj.server [--host H] [--port P] [--db URL]``: the same as ``hzmj serve``."""
+"""``python -m hzmj.server [--host H] [--port P] [--db URL] [--redis URL --public-url URL
+--node-id ID]``: the same as ``hzmj serve``."""
 
 from __future__ import annotations
 
@@ -13,8 +14,12 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--db", default=None, help="SQLite file or database URL")
     parser.add_argument("--log-level", default="info")
+    parser.add_argument("--redis", default=None, help="redis://… shared by the nodes")
+    parser.add_argument("--public-url", default=None, help="where other nodes reach this one")
+    parser.add_argument("--node-id", default=None)
     args = parser.parse_args()
-    serve(args.host, args.port, args.db, args.log_level)
+    serve(args.host, args.port, args.db, args.log_level, args.redis, args.public_url,
+          args.node_id)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -44,8 +45,8 @@ from hzmj.server.protocol import (
     Started,
     client_message,
 )
-from hzmj.server.rooms import Connection, Lobby, Room, RoomError
-from hzmj.server.storage import Store, StoredRoom, open_store
+from hzmj.server.rooms import MOVING, Connection, Lobby, Room, RoomError
+from hzmj.server.storage import StaleOwnerError, Store, StoredRoom, open_store
 
 log = logging.getLogger("hzmj.server")
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
@@ -67,9 +68,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     state: dict[str, Any] = {}
 
     @asynccontextmanager
-    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = await open_store(cfg.db_url)
-        lobby = Lobby(store, cfg)
+        lobby = cluster_lobby(store, cfg, app) if cfg.redis else Lobby(store, cfg)
         await lobby.restore()
         state["store"], state["lobby"] = store, lobby
         try:
@@ -79,6 +80,10 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             await store.close()
 
     app = FastAPI(title="hzmj table server", version="1", lifespan=lifespan)
+    if cfg.redis:  # one node of many (docs/scaling.md): rooms owned elsewhere are sent there
+        from hzmj.server.cluster import ClusterRouter
+
+        app.add_middleware(ClusterRouter, lobby=lambda: state.get("lobby"))
 
     def lobby() -> Lobby:
         result: Lobby = state["lobby"]
@@ -95,6 +100,10 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @app.exception_handler(RulesError)
     async def rules_error(_: Request, exc: RulesError) -> JSONResponse:
         return JSONResponse({"detail": str(exc), "option": exc.key}, status_code=422)
+
+    @app.exception_handler(StaleOwnerError)
+    async def stale_owner(_: Request, exc: StaleOwnerError) -> JSONResponse:
+        return JSONResponse({"detail": MOVING}, status_code=503, headers={"retry-after": "1"})
 
     @app.exception_handler(UnknownBotError)
     async def bot_error(_: Request, exc: UnknownBotError) -> JSONResponse:
@@ -114,7 +123,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @app.get("/api/rooms")
     async def list_rooms(all: bool = False) -> RoomList:
-        rooms = [r.info() for r in lobby().rooms.values()]
+        rooms = await lobby().infos()
         return RoomList(rooms=[r for r in rooms if all or r.status == "open"])
 
     @app.get("/api/rooms/{room_id}")
@@ -235,6 +244,15 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     return app
 
 
+def cluster_lobby(store: Store, cfg: ServerConfig, app: FastAPI) -> Lobby:
+    """This node's lobby in a cluster (``cfg.redis``), able to run requests for others."""
+    from hzmj.server.cluster import ClusterLobby
+
+    lobby = ClusterLobby(store, cfg)
+    lobby.app = app
+    return lobby
+
+
 def _replay(record: dict[str, Any], players: list[str | None]) -> Replay:
     """Every step of a finished match, rebuilt from its record alone; the events in full
     form, as a finished hand may be replayed openly (RULES §13)."""
@@ -342,14 +360,28 @@ def _parse(text: str) -> Any:
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None,
-          log_level: str = "info") -> None:
-    """Run the server until interrupted (``hzmj serve``)."""
+          log_level: str = "info", redis: str | None = None, public_url: str | None = None,
+          node_id: str | None = None) -> None:
+    """Run the server until interrupted (``hzmj serve``); with ``redis``, as one node of
+    a cluster (docs/scaling.md) that other nodes reach at ``public_url``."""
     import uvicorn
 
-    cfg = ServerConfig.from_env(db=db)
+    if redis and not public_url:
+        public_url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}"
+    cfg = ServerConfig.from_env(db=db, redis=redis, public_url=public_url, node_id=node_id)
+    if cfg.redis and make_url(cfg.db_url).get_backend_name() == "sqlite":
+        raise SystemExit("error: --redis needs a shared database (--db postgresql://…), "
+                         "not SQLite")
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("alembic").setLevel(logging.WARNING)
     shown = make_url(cfg.db_url).render_as_string(hide_password=True)
-    print(f"hzmj table server: open http://{host}:{port}/  (database {shown})", flush=True)
+    node = f", node at {cfg.public_url}, Redis {_hide(cfg.redis)}" if cfg.redis else ""
+    print(f"hzmj table server: open http://{host}:{port}/  (database {shown}{node})",
+          flush=True)
     uvicorn.run(create_app(cfg), host=host, port=port, log_level=log_level,
                 ws_max_size=WS_MAX_FRAME, ws_per_message_deflate=False)
+
+
+def _hide(url: str) -> str:
+    """A URL without its password, for logs."""
+    return re.sub(r"//([^:/@]*):[^@]*@", r"//\1:***@", url)

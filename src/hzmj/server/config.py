@@ -44,6 +44,12 @@ class ServerConfig:
     rate_burst: int = 40
     flood_strikes: int = 50  # messages refused for rate before the connection is closed
     web_dir: str | None = None  # the browser client's static files (None: hzmj/web)
+    # many nodes (docs/scaling.md); without ``redis`` the server is one process on its own
+    redis: str | None = None  # redis://host:port/db shared by every node
+    public_url: str | None = None  # where other nodes (and clients) reach this node
+    node_id: str | None = None  # unique per node (None: made up at start-up)
+    lease_ttl: float = 5.0  # a room's lease; a dead owner's rooms move after this
+    forward_timeout: float = 10.0  # a command forwarded to a room's owner
 
     @property
     def db_url(self) -> str:

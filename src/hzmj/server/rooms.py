@@ -46,6 +46,7 @@ log = logging.getLogger("hzmj.server")
 T = TypeVar("T")
 
 SEND_QUEUE_LIMIT = 5000  # messages waiting for a slow client before it is dropped
+MOVING = "the room is stopping here (server restart or move); try again"
 
 
 class RoomError(Exception):
@@ -137,16 +138,31 @@ class Room:
         self._inbox: asyncio.Queue[tuple[Callable[[], Awaitable[Any]],
                                          asyncio.Future[Any] | None]] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
+        self.on_change: Callable[[Room], None] | None = None  # told when info() changes
 
     # ------------------------------------------------------------------ the actor
 
     def start_actor(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"room-{self.id}")
 
-    async def stop_actor(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+    async def stop_actor(self, grace: float = 5.0) -> None:
+        """Stop the actor between two jobs or actions (after ``grace`` seconds: wherever it
+        is); commands still queued fail with 503."""
+        task = self._task
+        if task is None:
+            return
+        if not task.done():
+            async def halt() -> None:
+                raise asyncio.CancelledError
+            self.post(halt)
+            finished, _ = await asyncio.wait({task}, timeout=grace)
+            if not finished:
+                task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        while not self._inbox.empty():
+            _, done = self._inbox.get_nowait()
+            if done is not None and not done.done():
+                done.set_exception(RoomError(503, MOVING))
 
     async def call(self, job: Callable[[], Awaitable[T]]) -> T:
         """Run ``job`` inside the actor and return its result."""
@@ -173,6 +189,10 @@ class Room:
                 continue
             try:
                 result = await job()
+            except asyncio.CancelledError:
+                if done is not None and not done.done():
+                    done.set_exception(RoomError(503, MOVING))
+                raise
             except Exception as exc:
                 if done is None:
                     log.exception("room %s: job failed", self.id)
@@ -335,6 +355,8 @@ class Room:
                     conn.send(text)
 
     def _broadcast_room(self) -> None:
+        if self.on_change is not None:
+            self.on_change(self)
         text = RoomMsg(room=self.info()).model_dump_json()
         for _, conns in self.all_connections():
             for conn in conns:
@@ -611,16 +633,37 @@ class Lobby:
     async def restore(self) -> None:
         """Rebuild every unfinished room from the database and start its actor."""
         for stored in await self.store.load_rooms():
-            try:
-                room = Room.restore(stored, self.store, self.config, self.thinker)
-            except ValueError:
-                log.exception("room %s does not replay; left out", stored.id)
-                continue
-            self.rooms[room.id] = room
-            room.start_actor()
-            if room.match is not None and room.match.over:  # killed before it was marked
-                await self.store.finish(room.id, room.match.record())
+            await self.adopt(stored)
         log.info("restored %d rooms", len(self.rooms))
+
+    async def adopt(self, stored: StoredRoom) -> Room | None:
+        """Rebuild one stored room by replay and start its actor (None: it does not
+        replay, and is left out)."""
+        try:
+            room = Room.restore(stored, self.store, self.config, self.thinker)
+        except ValueError:
+            log.exception("room %s does not replay; left out", stored.id)
+            return None
+        self.rooms[room.id] = room
+        room.start_actor()
+        if room.match is not None and room.match.over:  # killed before it was marked
+            await self.store.finish(room.id, room.match.record())
+        return room
+
+    async def infos(self) -> list[RoomInfo]:
+        """Every room this lobby can list (here: the ones in this process)."""
+        return [r.info() for r in self.rooms.values()]
+
+    async def drop(self, room_id: str, code: int, reason: str) -> None:
+        """Stop running a room here (it moves to another node): close its connections
+        with ``code``, stop its actor and forget it; its stored state is untouched."""
+        room = self.rooms.pop(room_id, None)
+        if room is None:
+            return
+        for _, conns in room.all_connections():
+            for conn in conns:
+                conn.close(code, reason)
+        await room.stop_actor()
 
     async def create(self, rules: Rules, name: str, seed: int | None) -> Room:
         room_id = secrets.token_urlsafe(6)
