@@ -35,6 +35,7 @@ from sqlalchemy import (
     event,
     insert,
     select,
+    text,
     update,
 )
 from sqlalchemy.engine import Connection
@@ -320,6 +321,8 @@ async def open_store(url: str) -> Store:
 async def migrate(engine: AsyncEngine) -> None:
     """Upgrade the database to the newest Alembic revision."""
     async with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":  # nodes starting together migrate one by one
+            await conn.execute(text("SELECT pg_advisory_xact_lock(7342801)"))
         await conn.run_sync(_upgrade)
 
 
