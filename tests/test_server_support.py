@@ -35,9 +35,11 @@ def free_port() -> int:
 class ServerProcess:
     """``python -m hzmj.server`` on a free port with a database file."""
 
-    def __init__(self, db: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(self, db: Path, env: dict[str, str] | None = None,
+                 args: list[str] | None = None) -> None:
         self.db = db
         self.env = {**os.environ, **FAST, **(env or {})}
+        self.args = args or []  # more command-line options (a cluster node's)
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -52,7 +54,7 @@ class ServerProcess:
     def start(self) -> ServerProcess:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "hzmj.server", "--port", str(self.port), "--db",
-             str(self.db), "--log-level", "warning"], env=self.env)
+             str(self.db), "--log-level", "warning", *self.args], env=self.env)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
