@@ -40,6 +40,7 @@ class ServerProcess:
         self.db = db
         self.env = {**os.environ, **FAST, **(env or {})}
         self.args = args or []  # more command-line options (a cluster node's)
+        self.start_timeout = 30.0
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -55,7 +56,7 @@ class ServerProcess:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "hzmj.server", "--port", str(self.port), "--db",
              str(self.db), "--log-level", "warning", *self.args], env=self.env)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + self.start_timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"server exited with {self.proc.returncode}")
