@@ -29,7 +29,7 @@ import random
 import re
 import secrets
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Coroutine, MutableMapping
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -150,6 +150,7 @@ class ClusterLobby(Lobby):
         self._wake_scan = asyncio.Event()
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._tasks: list[asyncio.Task[None]] = []
+        self._background: set[asyncio.Task[None]] = set()  # one-off jobs, kept referenced
         store.on_stale = self._on_stale
 
     # ------------------------------------------------------------------ life cycle
@@ -158,7 +159,11 @@ class ClusterLobby(Lobby):
         """Join the cluster: announce this node, list the unfinished rooms of the
         database as live (a Redis that lost its data learns them again), and start the
         loops that renew leases, take orphaned rooms and answer other nodes."""
-        await self.redis.ping()
+        try:
+            await self.redis.ping()
+        except (RedisError, OSError) as exc:
+            raise RuntimeError(f"Redis at {self.config.redis} cannot be reached: {exc}") \
+                from None
         await self.redis.delete(drain_key(self.node_id))
         ids = await self.store.unfinished_ids()
         if ids:
@@ -174,11 +179,11 @@ class ClusterLobby(Lobby):
         """Leave: give every room up at once (the other nodes take them without waiting
         for the leases to expire), then stop."""
         self.draining = True
-        for room_id in list(self.owned):
-            await self._give_up(room_id, 1012, "server restarting")
-        for task in self._tasks:
+        await asyncio.gather(*(self._give_up(room_id, 1012, "server restarting")
+                               for room_id in list(self.owned)))
+        for task in [*self._tasks, *self._background]:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*self._tasks, *self._background, return_exceptions=True)
         try:
             await self.redis.delete(node_key(self.node_id))
             await self.redis.srem(NODES, self.node_id)
@@ -280,7 +285,7 @@ class ClusterLobby(Lobby):
                                         px=self.ttl_ms):
                 await self._lost(room_id)
         if not self.draining and await self.redis.exists(drain_key(self.node_id)):
-            asyncio.create_task(self.drain())
+            self._spawn(self.drain())
         beat = json.dumps({"url": self.url, "rooms": len(self.owned),
                            "draining": self.draining, "pid": os.getpid(), "at": time.time()})
         async with self.redis.pipeline(transaction=False) as pipe:
@@ -289,9 +294,14 @@ class ClusterLobby(Lobby):
             pipe.hset(LOAD, self.node_id, len(self.owned))
             await pipe.execute()
 
+    def _spawn(self, job: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(job)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
     def _on_stale(self, room_id: str) -> None:
         """The database refused a write: another node owns the room now."""
-        asyncio.get_running_loop().create_task(self._lost(room_id))
+        self._spawn(self._lost(room_id))
 
     async def _lost(self, room_id: str) -> None:
         log.warning("node %s: room %s was taken by another node", self.node_id, room_id)
@@ -319,8 +329,8 @@ class ClusterLobby(Lobby):
         self.draining = True
         log.info("node %s: draining %d rooms", self.node_id, len(self.owned))
         await self._beat()  # placement stops choosing this node now
-        for room_id in list(self.owned):
-            await self._give_up(room_id, 1012, "the room moved to another server")
+        await asyncio.gather(*(self._give_up(room_id, 1012, "the room moved to another server")
+                               for room_id in list(self.owned)))
         await self._set_load()
 
     # ------------------------------------------------------------------ taking rooms
@@ -456,13 +466,13 @@ class ClusterLobby(Lobby):
     def _on_message(self, msg: dict[str, Any]) -> None:
         kind = msg.get("type")
         if kind == "http":
-            asyncio.create_task(self._serve(msg))
+            self._spawn(self._serve(msg))
         elif kind == "reply":
             waiting = self._pending.get(msg["id"])
             if waiting is not None and not waiting.done():
                 waiting.set_result(msg)
         elif kind == "drain":
-            asyncio.create_task(self.drain())
+            self._spawn(self.drain())
         elif kind == "released":
             self._wake_scan.set()
 
