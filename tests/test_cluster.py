@@ -238,6 +238,9 @@ def test_kill_an_owner_mid_hand_every_room_finishes(nodes: list[Node], redis_url
     worst = max(resumed.values())
     print(f"\nkill-to-resume: {worst:.2f} s (lease TTL {TTL:g} s) over {len(moved)} rooms")
     assert worst < 2 * TTL
+    # exactly one taker per moved room: its epoch went up once (1 at creation)
+    epochs = dict(sql("SELECT id, epoch FROM rooms WHERE id = ANY(:ids)", ids=rooms))
+    assert epochs == {room: 2 if room in moved else 1 for room in rooms}
     records = finish_and_verify(survivors, rooms)
     verify_with_cli(records, tmp_path)
     human_record = records[rooms.index(human_room)]
