@@ -88,7 +88,7 @@ def sql(statement: str, **params: Any) -> list[tuple[Any, ...]]:
 
 class Node(ServerProcess):
     def __init__(self, name: str, redis_url: str) -> None:
-        super().__init__(PG_URL, {"HZMJ_LEASE_TTL": str(TTL), "HZMJ_BOT_DELAY": "0.02",  # type: ignore[arg-type]
+        super().__init__(PG_URL, {"HZMJ_LEASE_TTL": str(TTL), "HZMJ_BOT_DELAY": "0.01",  # type: ignore[arg-type]
                                   "HZMJ_AWAY_GRACE": "60"})
         self.name = name
         self.args = ["--redis", redis_url, "--node-id", name, "--public-url", self.base]
