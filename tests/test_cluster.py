@@ -40,6 +40,14 @@ from test_server_support import (
     post,
     room_with_bots,
 )
+from test_web import (  # noqa: F401 - browser and page_at are fixtures
+    CHROMIUM,
+    browser,
+    create_room_with_bots,
+    discard_drawn,
+    page_at,
+    sync_api,
+)
 
 PG_URL = os.environ.get("HZMJ_TEST_POSTGRES_URL", "")
 TTL = 3.0  # the lease TTL of the nodes here (the issue asks for at most 5 s)
@@ -278,3 +286,50 @@ def test_drain_moves_every_room_and_takes_no_new_ones(nodes: list[Node], redis_u
     verify_with_cli(finish_and_verify(nodes, rooms), tmp_path)
     unknown = runner.invoke(cli_app, ["node", "drain", "nosuchnode", "--redis", redis_url])
     assert unknown.exit_code == 2 and "no live node" in unknown.output
+
+
+def test_the_browser_plays_on_through_a_non_owner_across_a_kill(
+        nodes: list[Node], redis_url: str, page_at: Any) -> None:  # noqa: F811
+    """The page comes from a node that does not own the room (a draining one: placement
+    sends the room elsewhere); its WebSocket is proxied to the owner; after kill -9 of the
+    owner the page reconnects by itself and the hand goes on."""
+    if not CHROMIUM.exists():
+        pytest.skip("needs Debian's chromium at /usr/bin/chromium")
+    r = redis.Redis.from_url(redis_url)
+    # (Playwright's loop runs in this thread: the CLI's asyncio.run cannot; ask Redis)
+    draining = [n.name for n in nodes if r.exists(f"hzmj:drain:{n.name}")]
+    if not draining:
+        r.set("hzmj:drain:n0", "1")
+        draining = ["n0"]
+    front = next(n for n in nodes if n.name == draining[0])
+    for _ in range(100):  # its next heartbeat says so
+        if json.loads(r.get(f"hzmj:node:{front.name}") or "{}").get("draining"):
+            break
+        time.sleep(0.1)
+    page = page_at(1280)
+    room = create_room_with_bots(page, front.base, seed=5)
+    victim = next(n for n in nodes if n.name == owner(r, room))
+    assert victim is not front
+
+    def wall() -> int:
+        return int("".join(c for c in page.locator(".live-count").inner_text() if c.isdigit()))
+
+    def play_while(keep_on: Any, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while keep_on():
+            assert time.monotonic() < end, "the hand did not go on"
+            try:
+                if page.locator(".claim-pass").count():
+                    page.locator(".claim-pass").first.click(timeout=2000)
+                elif not discard_drawn(page):
+                    page.wait_for_timeout(100)
+            except sync_api.Error:
+                pass  # re-rendered under the click
+
+    at_start = wall()
+    play_while(lambda: wall() > at_start - 4, 60)
+    victim.kill()
+    at_kill = wall()
+    play_while(lambda: wall() > at_kill - 8, 90)  # through the reconnect, on the new owner
+    assert owner(r, room) not in (None, victim.name)
+    victim.start()

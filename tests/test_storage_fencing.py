@@ -55,6 +55,9 @@ def test_a_stale_owner_writes_nothing(tmp_path: Path, backend: str) -> None:
             await new.update_room(room, status="running")
             stored = (await new.load_rooms(room_id=room))[0]
             assert stored.actions == [{"type": "discard"}, {"type": "fresh"}]
+            await new.update_room(room, status="over")
+            assert await old.take_room(room) is None  # a finished room is not taken
+            assert (await new.load_rooms(room_id=room))[0].status == "over"
             # a node that gives a room up writes nothing more for it either
             new.unfence(room)
             with pytest.raises(StaleOwnerError):

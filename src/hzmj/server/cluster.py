@@ -246,8 +246,8 @@ class ClusterLobby(Lobby):
             info = room.info()
             if info.status == "over":  # nothing left to own: the database has the record
                 self.owned.discard(room_id)
-                await self.redis.hdel(INFOS, room_id)
                 await self.redis.srem(LIVE, room_id)
+                await self.redis.hdel(INFOS, room_id)
                 await self._release(keys=[lease_key(room_id)], args=[self.node_id])
                 await self._set_load()
             else:
@@ -373,10 +373,10 @@ class ClusterLobby(Lobby):
                                     px=self.ttl_ms):
             return  # another node was quicker: the lease is the lock
         try:
-            await self.store.take_room(room_id)  # from here the old owner's writes fail
-            found = await self.store.load_rooms(room_id=room_id)
-            room = (await self.adopt(found[0])
-                    if found and found[0].status != "over" else None)
+            room = None
+            if await self.store.take_room(room_id) is not None:  # old owner's writes fail
+                found = await self.store.load_rooms(room_id=room_id)
+                room = await self.adopt(found[0]) if found else None
         except Exception:
             log.exception("node %s: taking room %s failed", self.node_id, room_id)
             await self._release(keys=[lease_key(room_id)], args=[self.node_id])

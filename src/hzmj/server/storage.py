@@ -179,15 +179,17 @@ class Store:
 
     # -- fencing (many nodes) ---------------------------------------------------------
 
-    async def take_room(self, room_id: str) -> int:
-        """Bump the room's epoch and fence this process's later writes with it (the
-        caller holds the room's lease).  Returns the new epoch; KeyError if no such room."""
+    async def take_room(self, room_id: str) -> int | None:
+        """Bump an unfinished room's epoch and fence this process's later writes with it
+        (the caller holds the room's lease).  Returns the new epoch; None if there is no
+        such room or it is over (nothing to take)."""
         async with self.engine.begin() as conn:
-            row = (await conn.execute(update(RoomRow).where(RoomRow.id == room_id)
+            row = (await conn.execute(update(RoomRow)
+                                      .where(RoomRow.id == room_id, RoomRow.status != "over")
                                       .values(epoch=RoomRow.epoch + 1)
                                       .returning(RoomRow.epoch))).first()
         if row is None:
-            raise KeyError(room_id)
+            return None
         self.fences[room_id] = int(row[0])
         return int(row[0])
 
