@@ -498,16 +498,7 @@ async def call_app(app: ASGIApp, request: dict[str, Any]) -> dict[str, Any]:
         "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in request["headers"]],
         "client": tuple(request.get("client") or ("0.0.0.0", 0)), "server": None,
         FORWARDED: True}
-    sent = False
     status, headers, parts = 500, [], []
-
-    async def receive() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        await asyncio.Event().wait()  # a request has one body; then nothing more comes
-        raise AssertionError  # pragma: no cover
 
     async def send(message: Message) -> None:
         nonlocal status, headers
@@ -518,7 +509,7 @@ async def call_app(app: ASGIApp, request: dict[str, Any]) -> dict[str, Any]:
         elif message["type"] == "http.response.body":
             parts.append(message.get("body", b""))
 
-    await app(scope, receive, send)
+    await app(scope, _replay_body(body), send)
     return {"status": status, "headers": headers,
             "body": base64.b64encode(b"".join(parts)).decode()}
 
@@ -667,6 +658,8 @@ async def _pipe(upstream: ClientConnection, receive: Receive, send: Send) -> Non
 
 
 def _replay_body(body: bytes) -> Receive:
+    """An ASGI ``receive`` that gives a request's whole body once (and then waits, as a
+    client that sends nothing more)."""
     sent = False
 
     async def receive() -> Message:
