@@ -100,7 +100,6 @@ class Node(ServerProcess):
                                   "HZMJ_AWAY_GRACE": "60"})
         self.name = name
         self.args = ["--redis", redis_url, "--node-id", name, "--public-url", self.base]
-        self.start_timeout = 120.0  # three nodes start at once on a busy 2-core machine
 
 
 @pytest.fixture(scope="module")

@@ -40,7 +40,7 @@ class ServerProcess:
         self.db = db
         self.env = {**os.environ, **FAST, **(env or {})}
         self.args = args or []  # more command-line options (a cluster node's)
-        self.start_timeout = 30.0
+        self.start_timeout = 120.0  # a busy shared 2-core machine starts slowly
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
 
