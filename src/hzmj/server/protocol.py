@@ -228,10 +228,13 @@ client_message: TypeAdapter[ActionRequest | SnapshotRequest | AutoRequest] = Typ
 
 def protocol_schema() -> Json:
     """JSON Schema of every message (``docs/protocol.schema.json``)."""
-    http: dict[str, type[BaseModel]] = {
-        m.__name__: m for m in (Health, CreateRoom, RoomCreated, RoomInfo, RoomList, JoinRoom,
-                                Joined, AddBot, BotAdded, Started, Left, Hints, Replay,
-                                ErrorBody)}
+    from hzmj.server.account_protocol import ACCOUNT_MODELS
+
+    models: tuple[type[BaseModel], ...] = (
+        Health, CreateRoom, RoomCreated, RoomInfo, RoomList, JoinRoom, Joined, AddBot, BotAdded,
+        Started, Left, Hints, Replay, ErrorBody, *ACCOUNT_MODELS)
+    http = {m.__name__: m for m in models}
+
     defs: dict[str, Any] = {}
     for name, model in http.items():
         schema = model.model_json_schema(ref_template="#/$defs/{model}")
