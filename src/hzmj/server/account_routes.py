@@ -91,7 +91,7 @@ def account_routes(get: Callable[[], Accounts]) -> APIRouter:
                 display_name=body.display_name, password_hash=password_hash,
                 created_at=now()).returning(AccountRow.id))).scalar_one()
             account = (await conn.execute(select(AccountRow).where(
-                AccountRow.id == account_id))).scalar_one()
+                AccountRow.id == account_id))).one()
             claimed = 0
             if who.guest_hash is not None:  # the guest becomes this account
                 claimed = (await conn.execute(update(MatchPlayerRow).where(
@@ -115,7 +115,7 @@ def account_routes(get: Callable[[], Accounts]) -> APIRouter:
             raise RoomError(429, f"too many failed log-ins: try again in {int(wait) + 1} s")
         async with acc.engine.connect() as conn:
             account = (await conn.execute(select(AccountRow).where(
-                AccountRow.username == user))).scalar_one_or_none()
+                AccountRow.username == user))).one_or_none()
         # an unknown user costs a hash too, so timing does not tell which names exist
         ok = await acc.check_password(account.password_hash if account else acc.dummy_hash,
                                       body.password)

@@ -22,12 +22,12 @@ import time
 from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from fastapi import Request, Response
-from sqlalchemy import Float, ForeignKey, Integer, String, delete, insert, select
+from sqlalchemy import Float, ForeignKey, Integer, Row, String, delete, insert, select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -73,8 +73,8 @@ class Identity:
     """Who is asking: an account (through a cookie or bearer session), a guest id, both
     (a signed-in browser keeps its guest cookie), or nobody."""
 
-    account: AccountRow | None = None
-    session: SessionRow | None = None
+    account: Row[Any] | None = None  # an accounts row
+    session: Row[Any] | None = None  # a sessions row
     via: Literal["cookie", "bearer"] | None = None
     guest_hash: str | None = None
 
@@ -143,7 +143,8 @@ class Accounts:
         if guest:
             who.guest_hash = hash_token(guest)
         auth = request.headers.get("authorization", "")
-        token, via = None, None
+        token: str | None = None
+        via: Literal["cookie", "bearer"] | None = None
         if auth.lower().startswith("bearer ") and auth[7:].strip().startswith(BEARER_PREFIX):
             token, via = auth[7:].strip(), "bearer"
         elif request.cookies.get(SESSION_COOKIE):
@@ -151,12 +152,13 @@ class Accounts:
         if token is None:
             return who
         async with self.engine.connect() as conn:
-            row = (await conn.execute(
-                select(SessionRow, AccountRow).join(AccountRow)
-                .where(SessionRow.token_hash == hash_token(token)))).first()
-        if row is None or row[0].expires_at <= now():
-            return who
-        who.session, who.account, who.via = row[0], row[1], via  # type: ignore[assignment]
+            session = (await conn.execute(select(SessionRow).where(
+                SessionRow.token_hash == hash_token(token)))).one_or_none()
+            if session is None or session.expires_at <= now():
+                return who
+            account = (await conn.execute(select(AccountRow).where(
+                AccountRow.id == session.account_id))).one_or_none()
+        who.session, who.account, who.via = session, account, via
         return who
 
     def check_csrf(self, request: Request, who: Identity) -> None:
@@ -177,14 +179,14 @@ class Accounts:
         if origin is not None and origin.split("://", 1)[-1] != request.headers.get("host"):
             raise RoomError(403, "cross-site request refused (CSRF protection)")
 
-    async def account(self, who: Identity) -> AccountRow:
+    async def account(self, who: Identity) -> Row[Any]:
         if who.account is None:
             raise RoomError(401, "sign in first (session cookie or Authorization: Bearer)")
         return who.account
 
     # -- sessions ----------------------------------------------------------------------
 
-    async def open_session(self, conn: AsyncConnection, account: AccountRow,
+    async def open_session(self, conn: AsyncConnection, account: Row[Any],
                            bearer: bool) -> tuple[str, SessionRow]:
         token = (BEARER_PREFIX if bearer else "") + secrets.token_urlsafe(32)
         t = now()
@@ -198,7 +200,7 @@ class Accounts:
         await conn.execute(delete(SessionRow).where(SessionRow.expires_at <= t))
         return token, row
 
-    def signed_in(self, request: Request, response: Response, account: AccountRow,
+    def signed_in(self, request: Request, response: Response, account: Row[Any],
                   token: str, session: SessionRow, bearer: bool, rating: ratings.Rating,
                   claimed: int = 0) -> SignedIn:
         if not bearer:
@@ -228,7 +230,7 @@ class Accounts:
         return who
 
 
-def account_info(row: AccountRow, rating: ratings.Rating) -> Account:
+def account_info(row: Row[Any], rating: ratings.Rating) -> Account:
     return Account(id=row.public_id, username=row.username, display_name=row.display_name,
                    rating=rating.shown, rating_sigma=round(rating.sigma),
                    rated_matches=rating.matches)

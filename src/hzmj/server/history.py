@@ -138,9 +138,9 @@ async def record_finished(conn: AsyncConnection, room_id: str,
     if done.first() is not None:
         return
     links = {r.seat: r for r in (await conn.execute(select(MatchPlayerRow).where(
-        MatchPlayerRow.room_id == room_id))).scalars()}
+        MatchPlayerRow.room_id == room_id))).all()}
     seats = {r.seat: r for r in (await conn.execute(select(SeatRow).where(
-        SeatRow.room_id == room_id))).scalars()}
+        SeatRow.room_id == room_id))).all()}
     subjects: list[str | None] = []
     for i in range(len(stats)):
         bot, link = seats[i].bot if i in seats else None, links.get(i)
@@ -180,7 +180,7 @@ async def match_summaries(conn: AsyncConnection, mine: ColumnElement[bool],
         .order_by(MatchPlayerRow.finished_at.desc()).limit(limit))).all()
     if not rows:
         return []
-    ids = [r[0].room_id for r in rows]
+    ids = [r.room_id for r in rows]
     seats: dict[str, list[SeatName]] = {}
     everyone = await conn.execute(
         select(SeatRow.room_id, SeatRow.seat, SeatRow.name, SeatRow.bot, MatchPlayerRow.points,
@@ -192,10 +192,10 @@ async def match_summaries(conn: AsyncConnection, mine: ColumnElement[bool],
         seats.setdefault(room_id, []).append(
             SeatName(seat=seat, name=name, bot=bot, points=points, place=place))
     out = []
-    for row, name, rules in rows:
-        rules_dict = json.loads(rules)
+    for row in rows:
+        rules_dict = json.loads(row.rules)
         out.append(MatchSummary.model_validate(dict(
-            room_id=row.room_id, name=name, finished_at=row.finished_at, rules=rules_dict,
+            room_id=row.room_id, name=row.name, finished_at=row.finished_at, rules=rules_dict,
             seat=row.seat, place=row.place, players=rules_dict.get("players", 4),
             points=row.points, delta=row.delta, hands=row.hands,
             rating_before=_shown(row.rating_before), rating_after=_shown(row.rating_after),
@@ -235,7 +235,7 @@ async def profile_of(conn: AsyncConnection, player_id: str) -> Profile | None:
         subject, name, mine = ratings.bot_subject(bot), f"{bot} bot", MatchPlayerRow.bot == bot
     else:
         account = (await conn.execute(select(AccountRow).where(
-            AccountRow.public_id == player_id))).scalar_one_or_none()
+            AccountRow.public_id == player_id))).one_or_none()
         if account is None:
             return None
         subject, name = ratings.account_subject(account.id), account.display_name
@@ -264,11 +264,11 @@ async def leaderboard_entries(conn: AsyncConnection, limit: int) -> list[Leaderb
     rows = (await conn.execute(
         select(ratings.RatingRow).where(ratings.RatingRow.matches > 0)
         .order_by(ratings.RatingRow.mu.desc(), ratings.RatingRow.matches.desc(),
-                  ratings.RatingRow.subject).limit(limit))).scalars().all()
+                  ratings.RatingRow.subject).limit(limit))).all()
     account_ids = [int(r.subject.partition(":")[2]) for r in rows
                    if r.subject.startswith("account:")]
     accounts = {a.id: a for a in (await conn.execute(select(AccountRow).where(
-        AccountRow.id.in_(account_ids)))).scalars()} if account_ids else {}
+        AccountRow.id.in_(account_ids)))).all()} if account_ids else {}
     entries: list[LeaderboardEntry] = []
     for r in rows:
         kind, _, ident = r.subject.partition(":")

@@ -82,7 +82,7 @@ async def load(conn: AsyncConnection, subjects: Sequence[str]) -> dict[str, Rati
     if not subjects:
         return {}
     rows = await conn.execute(select(RatingRow).where(RatingRow.subject.in_(set(subjects))))
-    return {r.subject: Rating(r.mu, r.sigma, r.matches) for r in rows.scalars()}
+    return {r.subject: Rating(r.mu, r.sigma, r.matches) for r in rows.all()}
 
 
 async def save(conn: AsyncConnection, ratings: dict[str, Rating]) -> None:
