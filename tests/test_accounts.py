@@ -94,7 +94,7 @@ def play_vs_bots(c: TestClient, players: int = 2, seed: int = 5,
     me = r.json()
     for seat in range(players):
         if seat != me["seat"]:
-            r = c.post(f"/api/rooms/{room}/bots", json={"seat": seat, "bot": "efficiency"},
+            r = c.post(f"/api/rooms/{room}/bots", json={"seat": seat, "bot": "random"},
                        headers=bearer(me["token"]))
             assert r.status_code == 200, r.text
     assert c.post(f"/api/rooms/{room}/start", headers=bearer(me["token"])).status_code == 200
@@ -292,14 +292,14 @@ def test_history_ratings_and_profile_after_a_match(client: TestClient) -> None:
     assert s["matches"] == 1 and s["hands"] == 8
     assert s["points_per_hand"] == pytest.approx(points[seat] / 8, abs=1e-3)
     assert 0 <= s["self_draws"] <= s["hands_won"] <= 8 and s["caipiao"] <= s["baotou"]
-    # the efficiency bot level is rated too, and shown at the table and on the board
+    # the random bot level is rated too, and shown at the table and on the board
     seat_ratings = client.get(f"/api/rooms/{room}/ratings").json()["ratings"]
     assert seat_ratings[seat] == m["rating_after"]
-    bot = client.get("/api/players/bot:efficiency").json()
+    bot = client.get("/api/players/bot:random").json()
     assert bot["kind"] == "bot" and bot["rated_matches"] == 1
     assert all(r == bot["rating"] for i, r in enumerate(seat_ratings) if i != seat)
     board = client.get("/api/leaderboard").json()["entries"]
-    assert {e["id"] for e in board} == {account["id"], "bot:efficiency"}
+    assert {e["id"] for e in board} == {account["id"], "bot:random"}
     me = client.get("/api/me").json()["account"]
     assert me["rating"] == m["rating_after"]
 

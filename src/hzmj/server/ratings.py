@@ -3,8 +3,8 @@ final places of a match, on an Elo-like scale (a new player is 1500 ± 500).
 
 A *subject* is ``account:<id>`` or ``bot:<name>`` (``bot:strong``).  Guests are not
 rated: a guest seat takes part in an update with a fresh rating that is not kept.  A
-subject that sits more than one seat (three efficiency bots) gets the sum of its seats'
-changes.  The shown rating is ``round(mu)``; ``sigma`` is its uncertainty.
+subject that sits more than one seat (three efficiency bots) moves by the mean of its
+seats' changes.  The shown rating is ``round(mu)``; ``sigma`` is its uncertainty.
 """
 
 from __future__ import annotations
@@ -64,16 +64,19 @@ def rerate(subjects: Sequence[str | None], ratings: dict[str, Rating],
            ranks: Sequence[int]) -> dict[str, Rating]:
     """New ratings after one match: seat ``i`` was ``subjects[i]`` (``None``: a guest,
     rated as new and not kept) and finished at place ``ranks[i]``.  Only subjects are
-    returned; one that sat several seats gets the sum of their changes."""
+    returned; one that sat several seats moves by the mean of their changes."""
     before = [ratings.get(s, Rating()) if s else Rating() for s in subjects]
     teams = [[MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in before]
     after = MODEL.rate(teams, ranks=list(ranks))
-    out: dict[str, Rating] = {}
+    moves: dict[str, list[tuple[float, float]]] = {}
     for s, old, (new,) in zip(subjects, before, after, strict=True):
-        if s is None:
-            continue
-        acc = out.get(s, old)
-        out[s] = Rating(acc.mu + new.mu - old.mu, min(acc.sigma, new.sigma), old.matches + 1)
+        if s is not None:
+            moves.setdefault(s, []).append((new.mu - old.mu, new.sigma))
+    out = {}
+    for s, seats in moves.items():
+        old = ratings.get(s, Rating())
+        out[s] = Rating(old.mu + sum(d for d, _ in seats) / len(seats),
+                        min(sigma for _, sigma in seats), old.matches + 1)
     return out
 
 
@@ -104,3 +107,25 @@ async def rate_match(conn: AsyncConnection, subjects: Sequence[str | None],
     after = rerate(subjects, before, places(points))
     await save(conn, after)
     return before, after
+
+
+async def rate_matches(url: str, matches: Sequence[tuple[Sequence[str], Sequence[int]]]
+                       ) -> dict[str, Rating]:
+    """Rate bot levels from whole matches played outside the server (``hzmj arena
+    --rate``): each match is (bot name per seat, final points per seat), in the order
+    played.  The database at ``url`` is migrated first; the new ratings are returned."""
+    from hzmj.server.storage import make_engine, migrate
+
+    engine = make_engine(url)
+    try:
+        await migrate(engine)
+        async with engine.begin() as conn:
+            subjects = {bot_subject(name) for names, _ in matches for name in names}
+            current = await load(conn, list(subjects))
+            for names, points in matches:
+                current.update(rerate([bot_subject(n) for n in names], current,
+                                      places(points)))
+            await save(conn, current)
+    finally:
+        await engine.dispose()
+    return current
