@@ -248,6 +248,15 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     async def room_page(room_id: str) -> Response:
         return page("index.html")
 
+    @app.get("/account", include_in_schema=False)
+    @app.get("/matches", include_in_schema=False)
+    async def account_page() -> Response:
+        return page("account.html")
+
+    @app.get("/players/{player_id}", include_in_schema=False)
+    async def player_page(player_id: str) -> Response:
+        return page("account.html")
+
     @app.get("/replay/{room_id}", include_in_schema=False)
     async def replay_page(room_id: str) -> Response:
         return page("replay.html")

@@ -1,5 +1,6 @@
 // The lobby (/): create a room with every RULES §3 option, list open rooms.
 
+import { leaderboardElement } from "./account.js";
 import { api, saveName, saveSeat, savedName } from "./api.js";
 import { optionError, optionLabel, rulesSummary, t, valueLabel } from "./i18n.js";
 import { h } from "./render.js";
@@ -130,6 +131,6 @@ export async function renderLobby(root) {
   };
   root.replaceChildren(h("main.lobby", {}, form,
     h("section.room-list", {}, h("h2", {}, t("open_rooms"), " ",
-      h("button.refresh", { onclick: refresh }, t("refresh"))), list)));
+      h("button.refresh", { onclick: refresh }, t("refresh"))), list, leaderboardElement())));
   await refresh();
 }
