@@ -68,7 +68,9 @@ def sign_up(page: Any, base: str) -> None:
 def play_short_match(page: Any, base: str) -> str:
     """A 2-player room against the efficiency bot, played to the end under 托管."""
     page.goto(base + "/")
-    page.fill("#player-name", "typed, not shown")
+    # signed in: you sit under your display name
+    expect(page.locator("#player-name")).to_have_value("梅梅")
+    expect(page.locator("#player-name")).to_have_attribute("readonly", "")
     page.select_option("#opt-players", "2")
     page.click("button.create-room")
     page.wait_for_url("**/room/**")
@@ -76,7 +78,7 @@ def play_short_match(page: Any, base: str) -> str:
     page.locator("select.bot-level").first.select_option("efficiency")
     page.locator("button.add-bot").first.click()
     expect(page.locator("button.add-bot")).to_have_count(0)
-    # signed in: the seat shows the display name, and ratings sit next to the names
+    # the ratings sit next to the names
     expect(page.locator(".seat-slot").first).to_contain_text("梅梅")
     expect(page.locator(".seat-slot .seat-rating")).to_have_count(2)
     page.click("button.start")

@@ -4,7 +4,7 @@
 
 import { ApiError, api, loadMe, setCsrf } from "./api.js";
 import { getLang, rulesSummary } from "./i18n.js";
-import { h } from "./render.js";
+import { h, ratingText } from "./render.js";
 
 const STRINGS = {
   account: ["账号", "Account"],
@@ -55,8 +55,8 @@ function tr(key) {
   return pair ? pair[getLang() === "zh" ? 0 : 1] : key;
 }
 
-function fmtRating(r) {
-  return r === null || r === undefined ? "–" : r.toLocaleString("en");
+function when(epochSeconds) {
+  return new Date(epochSeconds * 1000).toLocaleString(getLang() === "zh" ? "zh-CN" : "en");
 }
 
 function signed(n) {
@@ -69,7 +69,7 @@ export function accountLinks(me) {
   return h("nav.account-nav", {},
     h("a.my-matches-link", { href: "/matches" }, tr("my_matches")),
     acc ? h("a.account-link", { href: "/account" }, acc.display_name, " ",
-      h("span.seat-rating", {}, `≈${fmtRating(acc.rating)}`))
+      h("span.seat-rating", {}, `≈${ratingText(acc.rating)}`))
       : h("a.account-link.sign-in", { href: "/account" }, tr("sign_in")));
 }
 
@@ -131,13 +131,13 @@ function profileElement(p) {
   const history = p.rating_history.slice(0, 10);
   return h("section.profile", { dataset: { player: p.id } },
     h("h2.display-name", {}, p.display_name, p.kind === "bot" ? ` (${tr("bot")})` : ""),
-    h("p.rating-line", {}, `${tr("rating")}: `, h("b.rating", {}, fmtRating(p.rating)),
+    h("p.rating-line", {}, `${tr("rating")}: `, h("b.rating", {}, ratingText(p.rating)),
       ` ± ${p.rating_sigma}`),
     statsTable(p.summary),
     history.length ? h("div.rating-history", {}, h("h3", {}, tr("history")),
       h("ul", {}, history.map((x) => h("li.rating-point", {},
-        `${new Date(x.finished_at * 1000).toLocaleString()}: ${fmtRating(x.before)} → `,
-        h("b", {}, fmtRating(x.after)), ` (${signed(x.after - x.before)})`)))) : null);
+        `${when(x.finished_at)}: ${ratingText(x.before)} → `,
+        h("b", {}, ratingText(x.after)), ` (${signed(x.after - x.before)})`)))) : null);
 }
 
 async function accountPage(root, me) {
@@ -179,7 +179,7 @@ async function accountPage(root, me) {
 
 function matchRow(m) {
   const moved = m.rating_after !== null && m.rating_before !== null
-    ? `${fmtRating(m.rating_before)} → ${fmtRating(m.rating_after)} (${signed(m.rating_after - m.rating_before)})`
+    ? `${ratingText(m.rating_before)} → ${ratingText(m.rating_after)} (${signed(m.rating_after - m.rating_before)})`
     : "–";
   const others = m.seats.filter((s) => s.seat !== m.seat).map((s) => s.name || s.bot).join(", ");
   return h("li.match-row", { dataset: { room: m.room_id } },
@@ -189,7 +189,7 @@ function matchRow(m) {
       h("span.rating-change", {}, `${tr("rating")} ${moved}`), " ",
       h("a.replay-link", { href: m.replay }, tr("replay"))),
     h("div.match-meta", {},
-      h("span.date", {}, new Date(m.finished_at * 1000).toLocaleString()), " · ",
+      h("span.date", {}, when(m.finished_at)), " · ",
       h("span", {}, m.name || m.room_id), " · ", h("span.others", {}, others)),
     h("div.rules-line", {}, rulesSummary(m.rules)));
 }
@@ -218,7 +218,7 @@ export function leaderboardElement() {
     list.replaceChildren(...(entries.length ? entries.map((e) => h("li.leader", {
       dataset: { kind: e.kind },
     }, h("a", { href: `/players/${encodeURIComponent(e.id)}` }, e.display_name), " ",
-    h("span.seat-rating", {}, `≈${fmtRating(e.rating)}`), " ",
+    h("span.seat-rating", {}, `≈${ratingText(e.rating)}`), " ",
     h("small", {}, `(${e.matches} ${tr("matches")})`))) : [h("li", {}, tr("no_ratings"))]));
   }).catch((e) => list.replaceChildren(h("li.error", {}, e.message)));
   return section;

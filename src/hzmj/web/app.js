@@ -24,7 +24,7 @@ function toggleLang() {
   setLang(getLang() === "zh" ? "en" : "zh");
   renderHeader();
   if (page) page.render();
-  else renderLobby(root);
+  else renderLobby(root, me);
 }
 
 // the session's CSRF token is needed before the first POST (taking a seat)
@@ -34,5 +34,5 @@ if (match) {
   page = new RoomPage(root, decodeURIComponent(match[1]), header);
   page.start();
 } else {
-  renderLobby(root);
+  renderLobby(root, me);
 }

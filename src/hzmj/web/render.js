@@ -63,11 +63,16 @@ export function seatName(names, i) {
   return names?.[i] || `${t("seat")} ${i + 1}`;
 }
 
+/** A rating as shown everywhere: "1,580" ("–" when there is none). */
+export function ratingText(r) {
+  return r === null || r === undefined ? "–" : r.toLocaleString("en");
+}
+
 /** The seat's rating (account or bot level) next to its name, when the room has one. */
 export function ratingChip(names, i) {
   const r = names?.ratings?.[i];
   return r === null || r === undefined ? null
-    : h("span.seat-rating", { title: bi("等级分", "rating") }, `≈${r.toLocaleString("en")}`);
+    : h("span.seat-rating", { title: bi("等级分", "rating") }, `≈${ratingText(r)}`);
 }
 
 const MELD_ZH = {
