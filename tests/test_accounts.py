@@ -9,6 +9,7 @@ import json
 import os
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +78,19 @@ def login(c: TestClient, username: str = "alice", password: str = "correct horse
 
 def csrf(c: TestClient) -> dict[str, str]:
     return {"X-CSRF-Token": c.get("/api/me").json()["csrf"]}
+
+
+@contextmanager
+def other_browser(c: TestClient) -> Iterator[TestClient]:
+    """The same server seen from another browser: its own (empty) cookie jar."""
+    saved = list(c.cookies.jar)
+    c.cookies.clear()
+    try:
+        yield c
+    finally:
+        c.cookies.clear()
+        for cookie in saved:
+            c.cookies.jar.set_cookie(cookie)
 
 
 def bearer(token: str) -> dict[str, str]:
@@ -260,9 +274,10 @@ def test_a_guest_upgraded_keeps_its_matches(client: TestClient) -> None:
     [mine] = client.get("/api/me/matches").json()["matches"]
     assert mine["room_id"] == room and mine["place"] == guest_match["place"]
     assert mine["points"] == guest_match["points"] and mine["replay"] == f"/replay/{room}"
-    # another browser (no cookies) sees nothing; the guest id is not reused
-    with TestClient(client.app) as other:
+    # another browser (no cookies) sees nothing
+    with other_browser(client) as other:
         assert other.get("/api/me/matches").json() == {"matches": []}
+    assert client.get("/api/me/matches").json()["matches"][0]["room_id"] == room
 
 
 def test_history_ratings_and_profile_after_a_match(client: TestClient) -> None:
@@ -352,3 +367,44 @@ def test_account_deletion(client: TestClient) -> None:
     assert client.get(f"/api/rooms/{room}").json()["seats"][seat]["name"] == "deleted player"
     # the user name is free again
     register(client)
+
+
+@pytest.mark.parametrize("name, ok", [
+    ("  张三  ", "张三"), ("Ann", "Ann"), ("a\u0007b", None), ("a\u200bb", None),
+    ("Deleted player", None), ("x" * 41, None), ("  ", None),
+])
+def test_guest_seat_names_are_validated_too(client: TestClient, name: str,
+                                            ok: str | None) -> None:
+    room = client.post("/api/rooms", json={}).json()["room_id"]
+    r = client.post(f"/api/rooms/{room}/seats", json={"name": name})
+    if ok is None:
+        assert r.status_code == 422 and r.json()["detail"][0]["loc"][-1] == "name"
+    else:
+        assert r.status_code == 200
+        assert client.get(f"/api/rooms/{room}").json()["seats"][0]["name"] == ok
+
+
+def test_a_seat_left_before_the_start_is_linked_to_whoever_takes_it_next(
+        client: TestClient) -> None:
+    room = client.post("/api/rooms", json={"rules": {"players": 2}, "seed": 3}).json()["room_id"]
+    first = client.post(f"/api/rooms/{room}/seats", json={"name": "first", "seat": 1}).json()
+    client.post(f"/api/rooms/{room}/leave", headers=bearer(first["token"]))
+    with other_browser(client) as other:
+        account = register(other, "otto", "Otto")["account"]
+        taken = other.post(f"/api/rooms/{room}/seats", json={"name": "x", "seat": 1},
+                           headers=csrf(other)).json()
+        assert taken["seat"] == 1
+        r = other.post(f"/api/rooms/{room}/bots", json={"seat": 0, "bot": "random"},
+                       headers=bearer(taken["token"]))
+        assert r.status_code == 200, r.text
+        assert other.post(f"/api/rooms/{room}/start",
+                          headers=bearer(taken["token"])).status_code == 200
+        deadline = time.monotonic() + 120
+        while not other.get("/api/me/matches").json()["matches"]:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        [m] = other.get("/api/me/matches").json()["matches"]
+        assert m["seat"] == 1 and other.get(f"/api/players/{account['id']}").json()[
+            "rated_matches"] == 1
+    assert client.get("/api/me/matches").json() == {"matches": []}
+

@@ -27,12 +27,13 @@ def username(text: str) -> str:
     return low
 
 
-def display_name(text: str) -> str:
-    """1–24 characters after trimming, no control or format characters, not the name
-    that stands for deleted accounts."""
+def player_name(text: str, longest: int = 24) -> str:
+    """A name shown to other players (display names, seat names): 1–``longest``
+    characters after trimming, no control or invisible (Unicode ``C*``) characters, not
+    the name that stands for deleted accounts."""
     text = unicodedata.normalize("NFC", text.strip())
-    if not 1 <= len(text) <= 24:
-        raise ValueError("must be 1 to 24 characters")
+    if not 1 <= len(text) <= longest:
+        raise ValueError(f"must be 1 to {longest} characters")
     if any(unicodedata.category(c)[0] == "C" for c in text):
         raise ValueError("must not contain control or invisible characters")
     if text.casefold() == DELETED_PLAYER:
@@ -49,7 +50,7 @@ def password(text: str) -> str:
 
 
 Username = Annotated[str, AfterValidator(username)]
-DisplayName = Annotated[str, AfterValidator(display_name)]
+DisplayName = Annotated[str, AfterValidator(player_name)]
 Password = Annotated[str, AfterValidator(password)]
 
 

@@ -42,7 +42,6 @@ from hzmj.server.history import (
     link_seat,
     match_summaries,
     profile_of,
-    unlink_seat,
 )
 from hzmj.server.rooms import RoomError
 from hzmj.server.storage import RoomRow, SeatRow
@@ -55,16 +54,12 @@ def seat_name(who: Identity, typed: str) -> str:
 
 async def seat_taken(acc: Accounts, who: Identity, request: Request, response: Response,
                      room_id: str, seat: int) -> None:
-    """Link a seat just taken to its account, or to this browser's guest id."""
+    """Link a seat just taken to its account, or to this browser's guest id (replacing the
+    link of whoever held it before and left; a seat handed to a bot is the bot's)."""
     guest = None if who.account else acc.guest_id(request, response, who)
     async with acc.engine.begin() as conn:
         await link_seat(conn, room_id, seat,
                         account_id=who.account.id if who.account else None, guest_hash=guest)
-
-
-async def seat_freed(acc: Accounts, room_id: str, seat: int) -> None:
-    async with acc.engine.begin() as conn:
-        await unlink_seat(conn, room_id, seat)
 
 
 async def _rating(conn: AsyncConnection, subject: str) -> ratings.Rating:

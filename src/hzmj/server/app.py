@@ -25,7 +25,7 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 from hzmj.hints import hints as seat_hints
 from hzmj.record import replay_steps
 from hzmj.rules import Rules, RulesError
-from hzmj.server.account_routes import account_routes, seat_freed, seat_name, seat_taken
+from hzmj.server.account_routes import account_routes, seat_name, seat_taken
 from hzmj.server.accounts import Accounts, Throttle
 from hzmj.server.bots import AUTO_BOT, UnknownBotError, get_bot
 from hzmj.server.config import ServerConfig
@@ -161,10 +161,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @app.post("/api/rooms/{room_id}/leave")
     async def leave(room_id: str, authorization: Auth = None) -> Left:
         room = lobby().get(room_id)
-        seat = room.seat_of_token(_bearer(authorization) or "")
         escaped = await room.call(lambda: room.leave(_bearer(authorization)))
-        if not escaped and seat is not None:
-            await seat_freed(accounts(), room_id, seat)
         return Left(escaped=escaped)
 
     @app.get("/api/rooms/{room_id}/hints")

@@ -1,6 +1,8 @@
 """Who played each match and how it went: the ``match_players`` table.
 
-A seat is linked to its account or guest id when it is taken (:func:`link_seat`); when
+A seat is linked to its account or guest id when it is taken (:func:`link_seat`; a seat
+left before the start keeps its link until someone else takes it, and a seat handed to a
+bot is the bot's); when
 the match ends (:func:`record_finished`, called by the store) every seat gets its place,
 points and hand statistics, read from the record by replaying it, and the ratings of its
 accounts and bots are updated (:mod:`hzmj.server.ratings`).
@@ -119,14 +121,10 @@ def seat_stats(record: Mapping[str, Any]) -> list[SeatStats]:
 async def link_seat(conn: AsyncConnection, room_id: str, seat: int, *,
                     account_id: int | None, guest_hash: str | None) -> None:
     """Remember who took ``seat`` (replacing whoever held it before)."""
-    await unlink_seat(conn, room_id, seat)
-    await conn.execute(insert(MatchPlayerRow).values(
-        room_id=room_id, seat=seat, account_id=account_id, guest_hash=guest_hash))
-
-
-async def unlink_seat(conn: AsyncConnection, room_id: str, seat: int) -> None:
     await conn.execute(delete(MatchPlayerRow).where(MatchPlayerRow.room_id == room_id,
                                                     MatchPlayerRow.seat == seat))
+    await conn.execute(insert(MatchPlayerRow).values(
+        room_id=room_id, seat=seat, account_id=account_id, guest_hash=guest_hash))
 
 
 async def record_finished(conn: AsyncConnection, room_id: str,
