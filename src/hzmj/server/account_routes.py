@@ -152,7 +152,7 @@ def account_routes(get: Callable[[], Accounts]) -> APIRouter:
         acc = get()
         who = await acc.identify(request)
         acc.check_csrf(request, who)
-        account = await acc.account(who)
+        account = acc.account(who)
         if not await acc.check_password(account.password_hash, body.password):
             raise RoomError(401, "wrong password")
         async with acc.engine.begin() as conn:

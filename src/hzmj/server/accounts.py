@@ -179,7 +179,7 @@ class Accounts:
         if origin is not None and origin.split("://", 1)[-1] != request.headers.get("host"):
             raise RoomError(403, "cross-site request refused (CSRF protection)")
 
-    async def account(self, who: Identity) -> Row[Any]:
+    def account(self, who: Identity) -> Row[Any]:
         if who.account is None:
             raise RoomError(401, "sign in first (session cookie or Authorization: Bearer)")
         return who.account
