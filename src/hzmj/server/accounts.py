@@ -1,8 +1,8 @@
 """Accounts (optional: anyone can play as a guest), sessions, guest ids, and the
 accounts API (``docs/protocol.md``, "Accounts").
 
-* Passwords are hashed with argon2id (argon2-cffi) off the event loop; never stored or
-  logged in clear.
+* Passwords are hashed with argon2id (argon2-cffi; 19 MiB, 2 passes, 1 lane) off the
+  event loop; never stored or logged in clear.
 * A session is a random token stored as its SHA-256: an HttpOnly, SameSite=Lax cookie
   for the browser, or ``Authorization: Bearer hzs_…`` for API clients.  Every POST and
   DELETE made with the cookie must carry the session's ``X-CSRF-Token``; sign-up and
@@ -40,6 +40,9 @@ SESSION_COOKIE = "hzmj_session"
 GUEST_COOKIE = "hzmj_guest"
 CSRF_HEADER = "X-CSRF-Token"
 BEARER_PREFIX = "hzs_"  # tells a session token from a seat token in Authorization
+# argon2id at OWASP's recommended minimum (19 MiB, 2 passes, 1 lane): one lane, because a
+# small shared server's event loop must keep its other core
+PASSWORD_HASHER = PasswordHasher(time_cost=2, memory_cost=19456, parallelism=1)
 
 
 def now() -> float:
@@ -114,7 +117,7 @@ class Accounts:
     session_seconds: float
     user_throttle: Throttle
     address_throttle: Throttle
-    hasher: PasswordHasher = field(default_factory=PasswordHasher)
+    hasher: PasswordHasher = field(default_factory=lambda: PASSWORD_HASHER)
     # renames the seats of live rooms when an account is deleted: (room, seat, name)
     rename_seat: Callable[[str, int, str], None] = lambda *_: None
     dummy_hash: str = ""
