@@ -58,6 +58,8 @@ def sign_up(page: Any, base: str) -> None:
     form.locator("#acc-password").fill("mahjong night")
     form.locator("button.sign-up").click()
     expect(form.locator(".form-error")).to_contain_text("1 to 24")  # names are checked
+    assert no_horizontal_scroll(page), "the sign-up page scrolls sideways at 390 px"
+    shot(page, "accounts-signup-390.png")
     form.locator("#acc-display_name").fill("梅梅")
     form.locator("button.sign-up").click()
     expect(page.locator(".profile .display-name")).to_have_text("梅梅")
