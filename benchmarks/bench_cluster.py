@@ -63,7 +63,8 @@ def wait_up(port: int) -> None:
 async def reset(db: str, r: redis.Redis) -> None:
     engine = make_engine(database_url(db))
     async with engine.begin() as conn:
-        await conn.execute(text("DROP TABLE IF EXISTS actions, seats, rooms, alembic_version"))
+        await conn.execute(text("DROP TABLE IF EXISTS match_players, ratings, sessions, "
+                                "accounts, actions, seats, rooms, alembic_version CASCADE"))
     await engine.dispose()
     r.flushdb()
 

@@ -104,7 +104,8 @@ class Node(ServerProcess):
 
 @pytest.fixture(scope="module")
 def nodes(redis_url: str) -> Iterator[list[Node]]:
-    sql("DROP TABLE IF EXISTS actions, seats, rooms, alembic_version")
+    sql("DROP TABLE IF EXISTS match_players, ratings, sessions, accounts, actions, seats, "
+        "rooms, alembic_version CASCADE")
     started = [Node(f"n{i}", redis_url) for i in range(3)]
     try:
         for node in started:

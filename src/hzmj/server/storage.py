@@ -17,8 +17,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,8 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 RELEASED = -1  # the fence of a room this process gave up or lost: no epoch matches it
+log = logging.getLogger("hzmj.server")
+FinishHook = Callable[[str, dict[str, Any]], Awaitable[None]]
 
 
 def hash_token(token: str) -> str:
@@ -66,7 +69,7 @@ class RoomRow(Base):
     owner_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
     created_at: Mapped[float] = mapped_column(Float)
     record: Mapped[str | None] = mapped_column(Text, nullable=True)  # once over
-    epoch: Mapped[int] = mapped_column(BigInteger, default=0)  # fencing token (0002)
+    epoch: Mapped[int] = mapped_column(BigInteger, default=0)  # fencing token (0003)
 
 
 class SeatRow(Base):
@@ -135,6 +138,8 @@ class Store:
         self._writer: asyncio.Task[None] | None = None
         self.fences: dict[str, int] = {}  # room id -> the epoch this process took it at
         self.on_stale: Callable[[str], None] | None = None  # told of each room lost
+        # called with (room id, record) once a match is over and stored (history, ratings)
+        self.finish_hooks: list[FinishHook] = []
 
     async def start(self) -> None:
         await migrate(self.engine)
@@ -176,6 +181,11 @@ class Store:
 
     async def finish(self, room_id: str, record: dict[str, Any]) -> None:
         await self.update_room(room_id, status="over", record=json.dumps(record))
+        for hook in self.finish_hooks:
+            try:
+                await hook(room_id, record)
+            except Exception:  # the match is stored; only its statistics are missing
+                log.exception("room %s: after-match hook failed", room_id)
 
     # -- fencing (many nodes) ---------------------------------------------------------
 
