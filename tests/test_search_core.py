@@ -14,6 +14,7 @@ import pytest
 from hzmj.determinize import determinize
 from hzmj.events import Escape
 from hzmj.game import Match
+from hzmj.hand import group_keys, split_wilds
 from hzmj.record import make_record, verify
 from hzmj.rules import Rules
 from hzmj.tiles import counts_of, full_set, tile
@@ -46,8 +47,17 @@ def state(m: Match) -> tuple[object, ...]:
             m.live_end, tuple(m.wall), tuple(m.burned), m.lock, m.drew, m.last_draw,
             m.claim_tile, m.claim_from, sorted(m.tan.items()), m.points(),
             [(s.concealed, s.melds, s.hidden_kongs, s.discards, s.chain, s.feeders,
-              s.missed_pong, s.missed_win, s.auto) for s in m.seats],
+              s.missed_pong, s.missed_win, s.auto, s.counts, s.keys, s.wilds)
+             for s in m.seats],
             {s: m.legal_actions(s) for s in range(m.n)}, m.actions)
+
+
+def assert_incremental_state(m: Match) -> None:
+    """The counts, group keys and 财神 count each seat keeps equal its concealed tiles."""
+    for st in m.seats:
+        counts, wilds = split_wilds(st.concealed, m.caishen)
+        assert st.counts == counts_of(st.concealed)
+        assert (st.keys, st.wilds) == (group_keys(counts), wilds)
 
 
 # ------------------------------------------------------------------ log=False
@@ -60,6 +70,7 @@ def test_unlogged_match_plays_exactly_like_the_logged_one(name: str) -> None:
         rng_a, rng_b = random.Random(seed), random.Random(seed)
         while not logged.over:
             assert state(logged) == state(quiet)
+            assert_incremental_state(quiet)
             assert logged.view(logged.to_move()[0]) == quiet.view(quiet.to_move()[0])
             play_random(logged, rng_a, 1)
             assert play_random(quiet, rng_b, 1) is None and quiet.log == []
@@ -99,6 +110,7 @@ def test_clone_has_the_same_future_and_is_independent(name: str, log: bool) -> N
         before = state(m)
         twin = m.clone()
         assert twin is not m and state(twin) == before and twin.logged == log
+        assert_incremental_state(twin)
         assert twin.view(None) == m.view(None)
         seed = rng.randrange(1 << 30)
         # play the clone on (past the hand's end): the original must not notice
@@ -138,6 +150,7 @@ def test_determinized_world_shows_the_seat_exactly_its_view(name: str) -> None:
         view = m.view(seat)
         world = determinize(view, rng)
         assert world.view(seat) == view
+        assert_incremental_state(world)
         # the seat's own tiles are kept, the rest is a full set (RULES §1)
         assert sorted(world.seats[seat].concealed) == sorted(m.seats[seat].concealed)
         assert sorted(world.wall) == full_set(world.rules.drop_bamboo)

@@ -36,7 +36,7 @@ from typing import Any, Final
 
 from hzmj.events import Action, action_from_json
 from hzmj.game import DEAD_WALL, Match, SeatState
-from hzmj.hand import plays_as
+from hzmj.hand import key_units, plays_as
 from hzmj.rules import Rules
 from hzmj.tiles import NUM_KINDS, Meld, MeldKind, Tile, counts_of, full_set, tile, tile_name
 
@@ -116,8 +116,12 @@ def determinize(view: Mapping[str, Any], rng: random.Random, *, log: bool = Fals
                  log=log)
     world._replayable = False
     world.hand_no = view["hand_no"]
-    world.seats = [_seat_state(p, hands[i], melds[i], own_seat=i == seat)
+    world._caishen = cs
+    world._units = key_units(cs)
+    world.seats = [_seat_state(p, melds[i], own_seat=i == seat)
                    for i, p in enumerate(players)]
+    for i, st in enumerate(world.seats):
+        st.hold(list(hands[i]), world._units)
     dice = (view["dice"][0], view["dice"][1])
     world.wall = _wall(rules, world.seats, burned, live_tiles, dead_tiles, dice, indicator)
     world.live_end = len(world.wall) - DEAD_WALL - 2 * kongs
@@ -125,7 +129,6 @@ def determinize(view: Mapping[str, Any], rng: random.Random, *, log: bool = Fals
     world.burned = burned
     world.dice = dice
     world.indicator = indicator
-    world._caishen = cs
     world.turn = view["turn"]
     world.phase = view["phase"]
     world.lock = view["lock"]
@@ -157,11 +160,11 @@ def _meld_from_view(m: Mapping[str, Any], cs: Tile) -> Meld:
     return Meld(kind, tuple(sorted(phys)), source, claimed)
 
 
-def _seat_state(p: Mapping[str, Any], concealed: list[Tile], melds: Sequence[Meld | None],
-                *, own_seat: bool) -> SeatState:
+def _seat_state(p: Mapping[str, Any], melds: Sequence[Meld | None], *,
+                own_seat: bool) -> SeatState:
+    """A seat's shown state (its concealed tiles are given by ``hold``)."""
     hidden = set() if own_seat else {i for i, m in enumerate(p["melds"]) if m["tiles"] is None}
     return SeatState(
-        concealed=list(concealed),
         melds=[m for m in melds if m is not None],
         hidden_kongs=hidden,
         discards=[(tile(d["tile"]), d["claimed_by"]) for d in p["discards"]],

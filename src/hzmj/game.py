@@ -32,7 +32,7 @@ from hzmj.events import (
     Pong,
     Win,
 )
-from hzmj.hand import is_standard_win, is_win_counts, plays_as, split_wilds
+from hzmj.hand import is_win_keys, key_units, plays_as
 from hzmj.rules import Rules
 from hzmj.scoring import (
     HandScore,
@@ -50,7 +50,6 @@ from hzmj.tiles import (
     Meld,
     MeldKind,
     Tile,
-    counts_of,
     full_set,
     tile_name,
 )
@@ -105,13 +104,55 @@ class SeatState:
     missed_win: set[Tile] = field(default_factory=set)  # 过胡 (RULES §6.6)
     points: int = 0
     auto: bool = False  # played by a bot after an escape (RULES §8.5)
+    # kept up to date with ``concealed`` by take/drop (the fast win test and claims read them)
+    counts: list[int] = field(default_factory=lambda: [0] * NUM_KINDS)  # by physical kind
+    keys: list[int] = field(default_factory=lambda: [0, 0, 0, 0])  # hand.group_keys of naturals
+    wilds: int = 0  # 财神 tiles held
 
     def copy(self) -> SeatState:
         """An independent copy (melds are immutable and shared)."""
         return SeatState(list(self.concealed), list(self.melds), set(self.hidden_kongs),
                          list(self.discards), list(self.chain), set(self.feeders),
-                         set(self.missed_pong), set(self.missed_win), self.points, self.auto)
+                         set(self.missed_pong), set(self.missed_win), self.points, self.auto,
+                         list(self.counts), list(self.keys), self.wilds)
 
+    def hold(self, tiles: list[Tile], units: _Units) -> None:
+        """Make ``tiles`` the concealed hand (``units``: :func:`hzmj.hand.key_units`)."""
+        self.concealed = tiles
+        self.counts = [0] * NUM_KINDS
+        self.keys = [0, 0, 0, 0]
+        self.wilds = 0
+        for t in tiles:
+            self.counts[t] += 1
+            u = units[t]
+            if u is None:
+                self.wilds += 1
+            else:
+                self.keys[u[0]] += u[1]
+
+    def take(self, t: Tile, units: _Units) -> None:
+        """One tile joins the concealed hand."""
+        self.concealed.append(t)
+        self.counts[t] += 1
+        u = units[t]
+        if u is None:
+            self.wilds += 1
+        else:
+            self.keys[u[0]] += u[1]
+
+    def drop(self, t: Tile, units: _Units, copies: int = 1) -> None:
+        """``copies`` tiles of kind ``t`` leave the concealed hand."""
+        for _ in range(copies):
+            self.concealed.remove(t)
+        self.counts[t] -= copies
+        u = units[t]
+        if u is None:
+            self.wilds -= copies
+        else:
+            self.keys[u[0]] -= u[1] * copies
+
+
+_Units = tuple[tuple[int, int] | None, ...]
 
 # how a from_wall match began: wall, dice, dealer, level, points (for logged_replay)
 _Origin = tuple[tuple[Tile, ...], tuple[int, int], int, int | None, tuple[int, ...] | None]
@@ -213,6 +254,7 @@ class Match:
         new.dice = self.dice
         new.indicator = self.indicator
         new._caishen = self._caishen
+        new._units = self._units
         new.turn = self.turn
         new.phase = self.phase
         new.drew = self.drew
@@ -394,12 +436,6 @@ class Match:
         self.dice = dice
         # RULES §4.8: everything per hand starts fresh
         self.seats = [SeatState(points=s.points, auto=s.auto) for s in self.seats]
-        # RULES §4.4: deal from the head, dealer 14, others 13
-        for i in range(self.n):
-            seat = (self.dealer + i) % self.n
-            take = 14 if i == 0 else 13
-            self.seats[seat].concealed = wall[self.head:self.head + take]
-            self.head += take
         # RULES §4.5: the 财神
         self.indicator: Tile | None = None
         if self.rules.caishen_mode == "flip":
@@ -409,6 +445,13 @@ class Match:
             self._caishen = self.indicator
         else:
             self._caishen = WHITE
+        self._units = key_units(self._caishen)
+        # RULES §4.4: deal from the head, dealer 14, others 13
+        for i in range(self.n):
+            seat = (self.dealer + i) % self.n
+            take = 14 if i == 0 else 13
+            self.seats[seat].hold(wall[self.head:self.head + take], self._units)
+            self.head += take
         self.turn = self.dealer
         self.phase = "turn"
         self.drew = True
@@ -478,7 +521,7 @@ class Match:
             out.append(_WINS[seat])
         if self.live_count >= 2:  # RULES §6.4
             if len(st.concealed) - len(kinds) >= 3:  # some kind may be held four times
-                counts = counts_of(st.concealed)
+                counts = st.counts
                 for k in kinds:
                     if counts[k] == 4 and k != cs and (not locked or k == drawn):
                         out.append(Kong(seat, k, "concealed"))  # RULES §5.3, §5.5
@@ -499,9 +542,15 @@ class Match:
     def _wins(self, seat: int, extra: Tile | None) -> bool:
         """Fast shape test of ``seat``'s concealed tiles plus ``extra`` (RULES §7.1–7.2)."""
         st = self.seats[seat]
-        tiles = st.concealed if extra is None else [*st.concealed, extra]
-        counts, wilds = split_wilds(tiles, self._caishen)
-        return is_standard_win(counts, wilds) if st.melds else is_win_counts(counts, wilds)
+        seven_pairs = not st.melds and len(st.concealed) + (extra is not None) == 14
+        if extra is None:
+            return is_win_keys(st.keys, st.wilds, seven_pairs)
+        u = self._units[extra]
+        if u is None:
+            return is_win_keys(st.keys, st.wilds + 1, seven_pairs)
+        keys = list(st.keys)
+        keys[u[0]] += u[1]
+        return is_win_keys(keys, st.wilds, seven_pairs)
 
     def _self_draw_win(self, seat: int) -> tuple[HandScore, Tile] | None:
         """Best self-draw score of ``seat``'s 14 tiles and its winning tile, or ``None``
@@ -537,8 +586,7 @@ class Match:
         st = self.seats[seat]
         k = action.tile
         if action.kind == "concealed":
-            for _ in range(4):
-                st.concealed.remove(k)
+            st.drop(k, self._units, 4)
             st.melds.append(Meld(MeldKind.CONCEALED_KONG, (k,) * 4))
             st.hidden_kongs.add(len(st.melds) - 1)
             if self.logged:
@@ -548,7 +596,7 @@ class Match:
             idx = next(i for i, m in enumerate(st.melds)
                        if m.kind is MeldKind.PONG and m.tiles[0] == k)
             old = st.melds[idx]
-            st.concealed.remove(k)
+            st.drop(k, self._units)
             st.melds[idx] = Meld(MeldKind.ADDED_KONG, (k,) * 4, old.source, old.claimed)
             if self.logged:
                 self._emit({"type": "kong", "seat": seat, "kind": "added", "tile": _NAMES[k],
@@ -565,7 +613,7 @@ class Match:
 
     def _give(self, seat: int, t: Tile, *, replacement: bool) -> None:
         st = self.seats[seat]
-        st.concealed.append(t)
+        st.take(t, self._units)
         st.missed_pong.clear()  # RULES §6.6: cleared when the player takes a tile
         st.missed_win.clear()
         self.turn = seat
@@ -600,7 +648,7 @@ class Match:
 
     def _discard(self, seat: int, t: Tile) -> None:
         st = self.seats[seat]
-        st.concealed.remove(t)
+        st.drop(t, self._units)
         st.discards.append((t, None))
         self.drew = False
         self.last_draw = None
@@ -637,7 +685,7 @@ class Match:
             if lock is not None and lock != seat:  # RULES §5.5
                 continue
             st = self.seats[seat]
-            same = st.concealed.count(t)
+            same = st.counts[t]
             may_win = seat in winners
             if same < 2 and seat != chower and not may_win:
                 continue  # the common case: nothing to check
@@ -649,7 +697,7 @@ class Match:
                 if same >= 3 and self.live_count >= 2:  # RULES §6.4
                     acts.append(Kong(seat, t, "exposed"))
             if seat == chower and t_nat is not None:
-                pairs = self._chow_pairs(st.concealed, t_nat)
+                pairs = self._chow_pairs(st.counts, t_nat)
                 if pairs and self._tan_allowed(seat, discarder, True):
                     acts += [Chow(seat, pair) for pair in pairs]
             if acts:
@@ -657,7 +705,7 @@ class Match:
                 options[seat] = acts
         return options
 
-    def _chow_pairs(self, concealed: list[Tile], t_nat: Tile) -> list[tuple[Tile, Tile]]:
+    def _chow_pairs(self, counts: list[int], t_nat: Tile) -> list[tuple[Tile, Tile]]:
         """Physical tile pairs of the hand that make a run with a tile playing as ``t_nat``
         (RULES §6.3, §5.2: a white dragon plays as the 财神 kind; a 财神 never melds)."""
         cs = self._caishen
@@ -667,7 +715,7 @@ class Match:
             if r + lo >= 0 and r + hi <= 8:
                 a = WHITE if t_nat + lo == cs else t_nat + lo  # a real 财神-kind tile is wild
                 b = WHITE if t_nat + hi == cs else t_nat + hi
-                if a in concealed and b in concealed:
+                if counts[a] and counts[b]:
                     pairs.append((a, b) if a <= b else (b, a))
         return sorted(pairs)
 
@@ -745,7 +793,7 @@ class Match:
         if isinstance(action, Win):
             sc = self._discard_win_score(seat, t)
             assert sc is not None
-            st.concealed.append(t)
+            st.take(t, self._units)
             self._finish_win(seat, sc, t, discarder=giver)
             return
         st.missed_pong.clear()
@@ -756,8 +804,8 @@ class Match:
             st.feeders.add(giver)
         if isinstance(action, Chow):
             a, b = action.tiles
-            st.concealed.remove(a)
-            st.concealed.remove(b)
+            st.drop(a, self._units)
+            st.drop(b, self._units)
             cs = self._caishen
             phys = tuple(sorted((a, b, t), key=lambda x: plays_as(x, cs) or 0))
             played = tuple(sorted(plays_as(x, cs) or 0 for x in (a, b, t)))
@@ -765,8 +813,7 @@ class Match:
             kind_name, is_chow = "chow", True
         else:
             n = 3 if isinstance(action, Kong) else 2
-            for _ in range(n):
-                st.concealed.remove(t)
+            st.drop(t, self._units, n)
             kind = MeldKind.EXPOSED_KONG if isinstance(action, Kong) else MeldKind.PONG
             meld = Meld(kind, (t,) * (n + 1), giver, t)
             kind_name, is_chow = ("kong" if isinstance(action, Kong) else "pong"), False
