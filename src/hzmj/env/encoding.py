@@ -165,7 +165,8 @@ def encode_match(match: Match, seat: int) -> npt.NDArray[np.float32]:
     in_claim = not over and match.phase == "claim"
     if in_claim and match.claim_tile is not None:
         idx.append(12 * _ROW + match.claim_tile)
-    obs = np.bincount(idx, minlength=OBS_SHAPE[0] * _ROW).astype(np.float32)
+    flat = np.fromiter(idx, dtype=np.intp, count=len(idx))  # much faster than from a list
+    obs = np.bincount(flat, minlength=OBS_SHAPE[0] * _ROW).astype(np.float32)
     obs = obs.reshape(OBS_SHAPE)
     s = obs[13]
     s[0] = match.live_count / 100
