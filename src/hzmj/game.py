@@ -116,6 +116,9 @@ class SeatState:
                          set(self.missed_pong), set(self.missed_win), self.points, self.auto,
                          list(self.counts), list(self.keys), self.wilds)
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> SeatState:
+        return self.copy()
+
     def hold(self, tiles: list[Tile], units: _Units) -> None:
         """Make ``tiles`` the concealed hand (``units``: :func:`hzmj.hand.key_units`)."""
         self.concealed = tiles
@@ -267,6 +270,11 @@ class Match:
         new.claim_options = dict(self.claim_options)  # the option lists are never mutated
         new.claim_responses = dict(self.claim_responses)
         return new
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Match:
+        """``copy.deepcopy`` is :meth:`clone` (also for the compiled build, whose classes
+        ``copyreg`` cannot rebuild)."""
+        return self.clone()
 
     def logged_replay(self) -> Match:
         """The same match rebuilt with the log from its start (seed or wall) and actions:
