@@ -36,7 +36,7 @@ from typing import Any, Final
 
 from hzmj.events import Action, action_from_json
 from hzmj.game import DEAD_WALL, Match, SeatState
-from hzmj.hand import key_units, plays_as
+from hzmj.hand import key_units
 from hzmj.rules import Rules
 from hzmj.tiles import NUM_KINDS, Meld, MeldKind, Tile, counts_of, full_set, tile, tile_name
 
@@ -141,23 +141,23 @@ def determinize(view: Mapping[str, Any], rng: random.Random, *, log: bool = Fals
     world._turn_cache = None
     world._self_draw = None
     world.drew, world.last_draw = _drew(view, world, rng)
+    world.replaced = False
     if view["phase"] == "claim":
         _open_claim(view, world, seat)
+    elif view["turn"] == seat and _offered(world, seat) != view["legal_actions"]:
+        world.replaced = True  # RULES §5.5: the draw was a kong replacement (no second kong)
+        world._turn_cache = None
     return world
 
 
+def _offered(world: Match, seat: int) -> list[dict[str, Any]]:
+    return [a.to_json() for a in world.legal_actions(seat)]
+
+
 def _meld_from_view(m: Mapping[str, Any], cs: Tile) -> Meld:
-    """A meld from its view form (physical tiles; a chow's white dragons play as the 财神
-    kind, RULES §5.2)."""
-    kind = MeldKind(m["type"])
-    phys = tuple(tile(t) for t in m["tiles"])
-    source = m["from"]
+    """A meld from its view form (physical tiles, RULES §5.2)."""
     claimed = tile(m["claimed"]) if m["claimed"] is not None else None
-    if kind is MeldKind.CHOW:
-        ordered = tuple(sorted(phys, key=lambda x: plays_as(x, cs) or 0))
-        played = tuple(sorted(plays_as(x, cs) or 0 for x in phys))
-        return Meld(kind, played, source, claimed, ordered if ordered != played else None)
-    return Meld(kind, tuple(sorted(phys)), source, claimed)
+    return Meld.of(MeldKind(m["type"]), [tile(t) for t in m["tiles"]], cs, m["from"], claimed)
 
 
 def _seat_state(p: Mapping[str, Any], melds: Sequence[Meld | None], *,
