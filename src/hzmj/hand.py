@@ -324,12 +324,22 @@ def is_win_keys(keys: Sequence[int], wilds: int, seven_pairs: bool) -> bool:
     """The win test (RULES §7.1–7.2) of a concealed part given by its :func:`group_keys`
     and ``wilds``; ``seven_pairs`` allows that shape (14 concealed tiles, no melds).
     Equals :func:`is_win_counts` / :func:`is_standard_win` on the same tiles."""
-    m = _suit_by_key.get(keys[0]) or _suit_by(keys[0])
-    p = _suit_by_key.get(keys[1]) or _suit_by(keys[1])
-    s = _suit_by_key.get(keys[2]) or _suit_by(keys[2])
-    h = _honor_by_key.get(keys[3]) or _honor_by(keys[3])
-    if (m.need0 + p.need0 + s.need0 + h.need0
-            + min(2, m.dpair, p.dpair, s.dpair, h.dpair)) <= wilds:
+    # the engine's hot path: plain subscripts and comparisons, no min() or method calls
+    k0, k1, k2, k3 = keys
+    try:
+        m, p, s, h = _suit_by_key[k0], _suit_by_key[k1], _suit_by_key[k2], _honor_by_key[k3]
+    except KeyError:
+        m, p, s, h = _suit_by(k0), _suit_by(k1), _suit_by(k2), _honor_by(k3)
+    pair = m.dpair
+    if p.dpair < pair:
+        pair = p.dpair
+    if s.dpair < pair:
+        pair = s.dpair
+    if h.dpair < pair:
+        pair = h.dpair
+    if pair > 2:  # two wildcards always make the pair
+        pair = 2
+    if m.need0 + p.need0 + s.need0 + h.need0 + pair <= wilds:
         return True
     return seven_pairs and m.odd + p.odd + s.odd + h.odd <= wilds
 
