@@ -82,7 +82,10 @@ def legal_index_map(legal: Sequence[Action], view: dict[str, Any]) -> dict[int, 
 
 def index_map(legal: Sequence[Action], caishen: Tile, claimed: Tile | None) -> dict[int, Action]:
     """Index → legal action for one decision (``claimed``: the open discard, if any)."""
-    return {action_index(a, caishen, claimed): a for a in legal}
+    out: dict[int, Action] = {}
+    for a in legal:  # discards are most of them: their index is their tile
+        out[a.tile if type(a) is Discard else action_index(a, caishen, claimed)] = a
+    return out
 
 
 def match_index_map(match: Match, seat: int) -> dict[int, Action]:
