@@ -25,7 +25,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
-from hzmj.bots.registry import make_bot
+from hzmj.bots.registry import make_bot, show_match
 from hzmj.game import Match
 from hzmj.rules import Rules
 
@@ -183,6 +183,7 @@ def play_game(rules: Rules, game: Game) -> GameResult:
     m = Match(rules, game.seed)
     bots = [make_bot(name, derive_seed(game.seed, game.rotation, s))
             for s, name in enumerate(game.seats)]
+    show_match(bots, m)
     times: list[list[float]] = [[] for _ in game.seats]
     while not m.over:
         seat = m.to_move()[0]

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hzmj.bots.base import Bot
+from hzmj.bots.registry import show_match
 from hzmj.game import Match
 from hzmj.rules import Rules
 
@@ -61,6 +62,7 @@ class SimulationStats:
 
 def play_match(match: Match, bots: Sequence[Bot], max_hands: int | None = None) -> None:
     """Drive ``match`` with one bot per seat until it is over (or ``max_hands`` are done)."""
+    show_match(bots, match)
     while not match.over:
         if max_hands is not None and len(match.results) >= max_hands:
             return
