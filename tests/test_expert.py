@@ -17,7 +17,7 @@ from hzmj.bots.rollout import play_out
 from hzmj.bots.seat import read_seat
 from hzmj.bots.strong import StrongBot
 from hzmj.bots.world import clone, determinize
-from hzmj.events import Action, Discard
+from hzmj.events import Discard
 from hzmj.game import Match
 from hzmj.rules import Rules
 from hzmj.tiles import tile

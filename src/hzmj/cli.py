@@ -516,6 +516,59 @@ def replay_command(
         out.print(Text(f"verified: {len(match.actions)} actions replay identically"))
 
 
+@app.command(name="review")
+def review_command(
+    record_path: Annotated[str, typer.Argument(metavar="RECORD.json",
+                                               help="A game record (JSON).")],
+    seat: Annotated[int, typer.Option("--seat", help="The seat to review (0 = first).")],
+    bot: Annotated[str, typer.Option("--bot", help="The reviewing bot (expert, expert:MS, "
+                                     "expert@N, strong, efficiency).")] = "expert",
+    as_json: JsonOpt = False,
+) -> None:
+    """AI review: each decision of one seat, from its view only, against the bot's best."""
+    from hzmj.record import RecordError
+    from hzmj.review import review
+
+    try:
+        with open(record_path, encoding="utf-8") as fh:
+            record = json.load(fh)
+    except (OSError, json.JSONDecodeError) as exc:
+        fail(f"cannot read {record_path}: {exc}")
+    _bot_factory([bot], 1)  # checks the name
+    try:
+        report = review(record, seat, bot)
+    except (RecordError, ValueError) as exc:
+        fail(str(exc))
+    if as_json:
+        print_json(report)
+        return
+    out = _console()
+    table = Table(title=f"seat {seat} reviewed by {bot} (values: {report['unit']})")
+    for col in ("#", "hand", "played", "best", "loss", "top choices"):
+        table.add_column(col)
+    for d in report["decisions"]:
+        top = ", ".join(f"{_action_text(c['action'])} {c['value']:.2f}" for c in d["top"])
+        loss = "?" if d["loss"] is None else f"{d['loss']:.2f}"
+        table.add_row(str(d["index"]), str(d["hand_no"]), _action_text(d["played"]),
+                      _action_text(d["best"]), "" if d["agree"] else loss, top)
+    out.print(table)
+    agreement = report["agreement"]
+    out.print(Text(f"{report['reviewed']} decisions over {report['hands']} hands; agreement "
+                   f"{'–' if agreement is None else f'{agreement:.0%}'}; loss "
+                   f"{report['loss_total']:.2f} in total, {report['loss_per_hand']:.2f} "
+                   "per hand"))
+    for d in report["costliest"]:
+        out.print(Text(f"  costliest: #{d['index']} (hand {d['hand_no']}) played "
+                       f"{_action_text(d['played'])}, best {_action_text(d['best'])}, "
+                       f"loss {d['loss']:.2f}"))
+
+
+def _action_text(a: dict[str, Any]) -> str:
+    extra = a.get("tile") or "".join(a.get("tiles") or ()) or ""
+    kind = f" {a['kind']}" if a.get("kind") else ""
+    return f"{a['type']} {extra}{kind}".strip()
+
+
 def _event_line(e: dict[str, Any]) -> str:
     kind = e["type"]
     if kind == "hand_start":

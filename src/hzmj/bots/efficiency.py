@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from hzmj.bots import analysis as an
-from hzmj.bots.base import Candidate
+from hzmj.bots.base import Candidate, top_with
 from hzmj.bots.seat import SeatInfo, read_seat, remove_tiles
 from hzmj.events import Action, Chow, Discard, Kong, Pass, Pong, Win
 from hzmj.hand import split_wilds
@@ -321,13 +321,14 @@ class EfficiencyBot:
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed  # decisions are deterministic; kept for the common bot signature
 
-    def explain(self, view: dict[str, Any], legal: Sequence[Action]) -> list[Candidate]:
+    def explain(self, view: dict[str, Any], legal: Sequence[Action],
+                include: Action | None = None) -> list[Candidate]:
         info = read_seat(view)
         if view["phase"] == "claim":
             ranked = claim_candidates(info, legal)
         else:
             ranked = turn_candidates(info, legal)
-        return ranked[:TOP]
+        return top_with(ranked, TOP, include)
 
     def choose(self, view: dict[str, Any], legal: Sequence[Action]) -> Action:
         if len(legal) == 1:

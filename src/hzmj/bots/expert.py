@@ -162,7 +162,7 @@ class ExpertBot:
         start = time.perf_counter()
         prior = self._prior.explain(view, legal)
         if include is not None and include not in [c.action for c in prior]:
-            prior = [*prior, Candidate(include, -math.inf, "the move played")]
+            prior = [*prior, Candidate(include, prior[-1].value - 1, "the move played")]
         if include is None and not _worth_searching(view, legal):
             return prior
         actions = [c.action for c in prior[:self.width]]

@@ -43,7 +43,8 @@ class OracleBot:
             return legal[0]
         return self.explain(view, legal)[0].action
 
-    def explain(self, view: dict[str, Any], legal: Sequence[Action]) -> list[Candidate]:
+    def explain(self, view: dict[str, Any], legal: Sequence[Action],
+                include: Action | None = None) -> list[Candidate]:
         match = self._match
         if match is None:
             raise RuntimeError("the oracle sees every tile and plays only where a driver "
@@ -52,6 +53,8 @@ class OracleBot:
         listed = [c.action for c in prior]
         prior += [Candidate(a, -1e9, "") for a in legal if a not in listed]
         actions = [c.action for c in prior[:self.width]]
+        if include is not None and include not in actions:
+            actions.append(include)
         # the true world is one world: the play-out policy is deterministic
         values = search(actions, view["seat"], lambda _: clone(match), lambda i: i < 1)
         return rank(prior, values, "true world", z=None)

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from hzmj.bots import analysis as an
-from hzmj.bots.base import Candidate
+from hzmj.bots.base import Candidate, top_with
 from hzmj.bots.efficiency import (
     OTHER_WIN_PER_DRAW,
     TOP,
@@ -189,12 +189,13 @@ class StrongBot:
             return legal[0]
         return self.explain(view, legal)[0].action
 
-    def explain(self, view: dict[str, Any], legal: Sequence[Action]) -> list[Candidate]:
+    def explain(self, view: dict[str, Any], legal: Sequence[Action],
+                include: Action | None = None) -> list[Candidate]:
         info = read_seat(view)
         search = _Search(info, self.leaves)
         if view["phase"] == "claim":
-            return self._claim(info, search, legal)[:TOP]
-        return self._turn(info, search, legal)[:TOP]
+            return top_with(self._claim(info, search, legal), TOP, include)
+        return top_with(self._turn(info, search, legal), TOP, include)
 
     def _turn(self, info: SeatInfo, search: _Search,
               legal: Sequence[Action]) -> list[Candidate]:
