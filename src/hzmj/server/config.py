@@ -44,6 +44,7 @@ class ServerConfig:
     rate_burst: int = 40
     flood_strikes: int = 50  # messages refused for rate before the connection is closed
     web_dir: str | None = None  # the browser client's static files (None: hzmj/web)
+    hint_ms: int = 300  # a hint's time budget: the strongest bot that fits decides
 
     @property
     def db_url(self) -> str:

@@ -133,8 +133,8 @@ class Hints(_Model):
     waits: list[TileLeft] = Field(description="with 13 tiles: the winning tiles")
     discards: list[DiscardHint] = Field(description="with 14 tiles: each legal discard, "
                                                     "the suggested one first")
-    suggestion: Json | None = Field(description="the efficiency bot's choice; null when "
-                                                "the seat has nothing to do")
+    suggestion: Json | None = Field(description="the strongest bot's choice within the hint "
+                                                "budget; null when the seat has nothing to do")
     candidates: list[HintCandidate] = Field(description="its top choices, best first")
 
 
@@ -147,6 +147,30 @@ class Replay(_Model):
     rules: Json
     players: list[str | None] = Field(description="the seats' names")
     steps: list[ReplayStep]
+
+
+class ReviewDecision(_Model):
+    index: int = Field(description="the action's place in the record (replay step index + 1)")
+    hand_no: int
+    played: Json = Field(description="the action the seat took")
+    best: Json = Field(description="the reviewing bot's first choice")
+    agree: bool
+    loss: float | None = Field(description="the bot's value of best minus that of played "
+                                           "(0 when they agree; null: played not valued)")
+    top: list[HintCandidate] = Field(description="the bot's best choices, and the move played")
+
+
+class Review(_Model):
+    seat: int
+    bot: str
+    unit: str = Field(description="what the values measure")
+    hands: int
+    reviewed: int = Field(description="decisions with a choice")
+    agreement: float | None = Field(description="share of decisions where played = best")
+    loss_total: float
+    loss_per_hand: float
+    decisions: list[ReviewDecision]
+    costliest: list[ReviewDecision] = Field(description="the five largest losses")
 
 
 class ErrorBody(_Model):
@@ -231,7 +255,7 @@ def protocol_schema() -> Json:
     http: dict[str, type[BaseModel]] = {
         m.__name__: m for m in (Health, CreateRoom, RoomCreated, RoomInfo, RoomList, JoinRoom,
                                 Joined, AddBot, BotAdded, Started, Left, Hints, Replay,
-                                ErrorBody)}
+                                Review, ErrorBody)}
     defs: dict[str, Any] = {}
     for name, model in http.items():
         schema = model.model_json_schema(ref_template="#/$defs/{model}")
