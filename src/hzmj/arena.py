@@ -211,11 +211,17 @@ def _play(args: tuple[Rules, Game]) -> GameResult:
 
 
 def run(games: Sequence[Game], rules: Rules, *, workers: int = WORKERS,
-        progress: Callable[[int], None] | None = None) -> list[GameResult]:
-    """Play ``games`` on ``workers`` processes (1: in this process); results in plan
-    order whatever the order they finish in."""
+        progress: Callable[[int], None] | None = None,
+        ray: str | None = None) -> list[GameResult]:
+    """Play ``games`` on ``workers`` processes (1: in this process), or as tasks on the
+    Ray cluster at ``ray`` (``"local"``: one on this machine, :mod:`hzmj.cluster`);
+    results in plan order whatever the order they finish in."""
     results: list[GameResult] = []
-    if workers <= 1:
+    if ray is not None:
+        from hzmj.cluster import ray_map
+
+        results = ray_map(_play, [(rules, g) for g in games], ray, progress)
+    elif workers <= 1:
         for g in games:
             results.append(play_game(rules, g))
             if progress:
@@ -307,12 +313,12 @@ def summarise(results: Sequence[GameResult]) -> dict[str, Any]:
 
 
 def arena(bots: Sequence[str], rules: Rules, hands: int, seed: int, *, duplicate: bool,
-          workers: int = WORKERS,
-          progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+          workers: int = WORKERS, progress: Callable[[int, int], None] | None = None,
+          ray: str | None = None) -> dict[str, Any]:
     """Plan, play and summarise (the ``hzmj arena`` command without its display)."""
     games = plan(bots, rules, hands, seed, duplicate)
     start = time.perf_counter()
-    results = run(games, rules, workers=workers,
+    results = run(games, rules, workers=workers, ray=ray,
                   progress=(lambda done: progress(done, len(games))) if progress else None)
     report = summarise(results)
     report.update({"seed": seed, "duplicate": duplicate, "bots_by_seat": list(bots),

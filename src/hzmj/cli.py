@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
-from typing import Annotated, Any, NoReturn
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -56,8 +56,10 @@ class _OneLineErrors(TyperGroup):
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
              complete_var: str | None = None, standalone_mode: bool = True,
              windows_expand_args: bool = True, **extra: Any) -> Any:
+        argv = _bare_ray(list(sys.argv[1:] if args is None else args))
+
         def run() -> Any:
-            return super(_OneLineErrors, self).main(args, prog_name, complete_var, False,
+            return super(_OneLineErrors, self).main(argv, prog_name, complete_var, False,
                                                     windows_expand_args, **extra)
 
         if not standalone_mode:
@@ -71,6 +73,17 @@ class _OneLineErrors(TyperGroup):
             typer.echo("Aborted!", err=True)
             sys.exit(1)
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def _bare_ray(args: list[str]) -> list[str]:
+    """``--ray`` takes an optional address: alone (last, or before another option) it
+    means a local Ray cluster (Click options cannot make their value optional)."""
+    out = []
+    for i, a in enumerate(args):
+        out.append(a)
+        if a == "--ray" and (i + 1 == len(args) or args[i + 1].startswith("-")):
+            out.append("local")
+    return out
 
 
 def _one_line(message: str) -> str:
@@ -106,6 +119,9 @@ RuleOpt = Annotated[
                  help="Room option of RULES §3, e.g. cap=64 (repeatable)."),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+RayOpt = Annotated[str | None, typer.Option(
+    "--ray", metavar="[ADDRESS]", help="Play on a Ray cluster: alone, a local one; or an "
+    "address (auto, ray://HEAD:10001). Needs the extra hzmj[cluster].")]
 CaishenOpt = Annotated[
     str,
     typer.Option("--caishen", metavar="TILE",
@@ -434,6 +450,7 @@ def simulate_command(
                                      "comma-separated list, one per seat.")] = "random",
     rule: RuleOpt = None,
     as_json: JsonOpt = False,
+    ray: RayOpt = None,
 ) -> None:
     """Bots play N hands; print statistics and a digest of every record (RULES §4–§12)."""
     from hzmj.simulate import simulate
@@ -447,10 +464,11 @@ def simulate_command(
 
         with Progress(console=_console()) as progress:
             task = progress.add_task("simulating", total=hands)
-            stats = simulate(rules, hands, seed, names, make,
-                             progress=lambda n: progress.update(task, completed=n))
+            stats = _on_cluster(lambda: simulate(
+                rules, hands, seed, names, make, ray=ray,
+                progress=lambda n: progress.update(task, completed=n)))
     else:
-        stats = simulate(rules, hands, seed, names, make)
+        stats = _on_cluster(lambda: simulate(rules, hands, seed, names, make, ray=ray))
     data = stats.to_dict()
     if as_json:
         print_json(data)
@@ -469,6 +487,19 @@ def simulate_command(
     for name, count in data["wins_by_name"].items():
         wins.add_row(name, str(count))
     out.print(wins)
+
+
+T = TypeVar("T")
+
+
+def _on_cluster(run: Callable[[], T]) -> T:
+    """``run()``, with a missing Ray or an unreachable cluster as a one-line error."""
+    from hzmj.cluster import ClusterError
+
+    try:
+        return run()
+    except ClusterError as exc:
+        fail(str(exc))
 
 
 def _bot_factory(names: Sequence[str], players: int) -> Any:
@@ -621,6 +652,7 @@ def arena_command(
     workers: Annotated[int, typer.Option("--workers", min=1, help="Processes.")] = 2,
     rule: RuleOpt = None,
     as_json: JsonOpt = False,
+    ray: RayOpt = None,
 ) -> None:
     """Bots play each other: points per hand with 95% CI, win rate, mean M, p-values."""
     from rich.progress import Progress
@@ -637,8 +669,9 @@ def arena_command(
             progress.update(task, completed=done, total=total)
 
         try:
-            report = arena(names, rules, hands, seed, duplicate=duplicate, workers=workers,
-                           progress=advance)
+            report = _on_cluster(lambda: arena(names, rules, hands, seed,
+                                               duplicate=duplicate, workers=workers,
+                                               progress=advance, ray=ray))
         except ValueError as exc:
             fail(str(exc))
     if as_json:
