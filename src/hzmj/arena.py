@@ -268,6 +268,8 @@ class BotStats:
                                   if self.multipliers else math.nan),
             "decision_ms_median": _r(1000 * statistics.median(ms) if ms else math.nan),
             "decision_ms_mean": _r(1000 * statistics.fmean(ms) if ms else math.nan),
+            "decision_ms_p99": _r(1000 * ms[min(len(ms) - 1, int(0.99 * len(ms)))]
+                                  if ms else math.nan),
             "decision_ms_max": _r(1000 * ms[-1] if ms else math.nan),
         }
 
