@@ -136,3 +136,8 @@ def test_the_server_never_seats_the_oracle(tmp_path: Path) -> None:
         ok = client.post(f"/api/rooms/{room}/bots", json={"seat": 1, "bot": "expert"},
                          headers=bearer(owner))
         assert ok.status_code == 200
+
+
+def test_the_terminal_table_refuses_the_oracle() -> None:
+    out = CliRunner().invoke(app, ["play", "--bot", "oracle"], input="q\n")
+    assert out.exit_code == 2 and "sees every tile" in out.output

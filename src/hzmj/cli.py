@@ -691,7 +691,11 @@ def play_command(
     """Play a whole match against bots in the terminal (h = hints, q = quit)."""
     from hzmj.terminal import play
 
+    from hzmj.bots.registry import sees_all
+
     _bot_factory([bot.partition(":")[0]], 1)  # checks the name
+    if sees_all(bot):
+        fail(f"{bot} sees every tile: it never plays at a table with a human (RULES §13)")
     rules = parse_rules(rule)
     if not 0 <= seat < rules.players:
         fail(f"--seat must be 0..{rules.players - 1}, got {seat}")
