@@ -687,9 +687,8 @@ def play_command(
     rule: RuleOpt = None,
 ) -> None:
     """Play a whole match against bots in the terminal (h = hints, q = quit)."""
-    from hzmj.terminal import play
-
     from hzmj.bots.registry import sees_all
+    from hzmj.terminal import play
 
     _bot_factory([bot.partition(":")[0]], 1)  # checks the name
     if sees_all(bot):

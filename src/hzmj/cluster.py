@@ -11,7 +11,6 @@ the process pool or a single process (``docs/bots.md``).
 from __future__ import annotations
 
 import os
-
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final, TypeVar

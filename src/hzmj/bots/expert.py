@@ -4,8 +4,9 @@ Per decision, from the seat's view only (RULES §13):
 
 1. the strong bot ranks the legal actions; its top ``width`` are the candidates;
 2. a *world* is dealt: the tiles the seat cannot see go at random into the other hands
-   and the wall, consistently with the view (:mod:`hzmj.bots.world`);
-3. in that world each candidate is played, then every seat plays the fast efficiency
+   and the wall, consistently with the view (:func:`hzmj.determinize.determinize`, a
+   ``log=False`` match);
+3. in a clone of that world (``Match.clone``) each candidate is played, then every seat plays the fast efficiency
    policy to the end of the hand (:mod:`hzmj.bots.rollout`); the seat's points from the
    hand's settlement are the sample.  Every candidate meets the same worlds (common
    random numbers), so differences between them are measured, not luck;
@@ -37,7 +38,7 @@ from hzmj.bots.efficiency import hand_state
 from hzmj.bots.rollout import play_out
 from hzmj.bots.seat import read_seat
 from hzmj.bots.strong import StrongBot
-from hzmj.bots.world import determinize
+from hzmj.determinize import determinize
 from hzmj.events import Action, Discard, IllegalActionError
 from hzmj.game import Match
 
@@ -64,17 +65,19 @@ def view_seed(seed: int, view: dict[str, Any]) -> int:
 def search(actions: Sequence[Action], seat: int, world: Callable[[int], Match],
            more: Callable[[int], bool]) -> dict[Action, list[int]]:
     """Points of ``seat`` per action over worlds ``world(0)``, ``world(1)``, …: each
-    action is applied in a fresh copy of world ``i``, then played out.  ``more(i)`` is
-    asked before every play-out of world ``i``; a world it stops half-way is dropped."""
+    action is applied in a clone of world ``i`` (``Match.clone``), then played out.
+    ``more(i)`` is asked before every play-out of world ``i``; a world it stops half-way
+    is dropped."""
     values: dict[Action, list[int]] = {a: [] for a in actions}
     i = 0
     while more(i):
+        dealt = world(i)
+        done = len(dealt.results)
         row: list[int] = []
         for a in actions:
             if row and not more(i):
                 return values
-            w = world(i)
-            done = len(w.results)
+            w = dealt.clone()
             try:
                 w.apply(a)
             except IllegalActionError:  # a world that cannot offer it: skip the world

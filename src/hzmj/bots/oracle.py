@@ -1,7 +1,7 @@
 """The oracle: a bot that sees every tile, to measure how far a fair bot could go.
 
 It plays the expert's search in the one true world: each of the efficiency bot's top
-``width`` actions is applied to a copy of the real match (every hand, the wall order)
+``width`` actions is applied to a clone of the real match (every hand, the wall order)
 and played out with the fast policy; the best settlement wins.  Because it reads hidden
 tiles it breaks RULES §13, so it exists for measurement only: the arena shows it the
 match (:meth:`OracleBot.see`), and the table server refuses it in any room.
@@ -15,7 +15,6 @@ from typing import Any
 from hzmj.bots.base import Candidate
 from hzmj.bots.efficiency import EfficiencyBot
 from hzmj.bots.expert import rank, search
-from hzmj.bots.world import clone
 from hzmj.events import Action
 from hzmj.game import Match
 
@@ -56,5 +55,5 @@ class OracleBot:
         if include is not None and include not in actions:
             actions.append(include)
         # the true world is one world: the play-out policy is deterministic
-        values = search(actions, view["seat"], lambda _: clone(match), lambda i: i < 1)
+        values = search(actions, view["seat"], lambda _: match, lambda i: i < 1)
         return rank(prior, values, "true world", z=None)

@@ -6,7 +6,8 @@ tile counts, so a play-out costs a few milliseconds): win whenever a win is lega
 every 财神 unless discarding it leaves the hand 爆头-ready (财飘, RULES §9.1); discard the
 tile leaving the lowest shanten, the least connected one on a tie; kong when the shanten
 does not get worse; chow or pong only when the shanten drops.  It plays in a *world*
-(:mod:`hzmj.bots.world`), never in the real match, so reading hands there is fair.
+(:func:`hzmj.determinize.determinize`, or a clone of the real match for the oracle), never
+in the real match, so reading hands there is fair.
 """
 
 from __future__ import annotations
