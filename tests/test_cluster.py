@@ -32,11 +32,15 @@ def local_ray() -> Iterator[None]:
     cluster.connect  # noqa: B018 - sets Ray's environment before the import below
     cluster.available()
     ray = pytest.importorskip("ray", reason="Ray is not installed (the extra hzmj[cluster])")
-    try:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-                 logging_level="ERROR")
-    except Exception as exc:  # an overloaded machine: the raylet may not come up in time
-        pytest.skip(f"a local Ray cluster did not start: {exc}")
+    for attempt in range(3):  # on a loaded machine the raylet may miss Ray's 30 s
+        try:
+            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+                     logging_level="ERROR")
+            break
+        except Exception as exc:
+            ray.shutdown()
+            if attempt == 2:
+                pytest.skip(f"a local Ray cluster did not start: {exc}")
     yield
     ray.shutdown()
 
