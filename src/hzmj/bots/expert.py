@@ -13,7 +13,7 @@ Per decision, from the seat's view only (RULES §13):
 4. steps 2–3 repeat until the deadline (``budget_ms``, default 100) or, in the
    deterministic mode, a fixed number of worlds (``samples``);
 5. the strong bot's choice stands unless another candidate scores more with a paired
-   margin of ``Z`` standard errors.
+   margin of ``Z`` (2) standard errors.
 
 The engine settles each play-out, so everything Hangzhou pays or charges is weighed as
 the rules price it: 爆头, 财飘, 杠开, 杠暴 chains and seven pairs (RULES §9), 摊 with 承包,
@@ -47,7 +47,7 @@ PRIOR_BUDGET_MS = 10
 """Budget of the strong bot that ranks the candidates (a fixed leaf count, not a clock)."""
 WIDTH = 4
 """Candidates searched: the strong bot's top ones."""
-Z = 1.0
+Z = 2.0
 """Standard errors by which another candidate must beat the strong bot's choice."""
 SEARCH_MAX_SHANTEN = 2
 """Above this shanten (and with nothing but discards on offer) the prior decides."""
