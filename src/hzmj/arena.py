@@ -316,12 +316,17 @@ def summarise(results: Sequence[GameResult]) -> dict[str, Any]:
 
 def arena(bots: Sequence[str], rules: Rules, hands: int, seed: int, *, duplicate: bool,
           workers: int = WORKERS, progress: Callable[[int, int], None] | None = None,
+          on_results: Callable[[list[GameResult]], None] | None = None,
           ray: str | None = None) -> dict[str, Any]:
-    """Plan, play and summarise (the ``hzmj arena`` command without its display)."""
+    """Plan, play and summarise (the ``hzmj arena`` command without its display);
+    ``on_results`` sees every match's result (``hzmj arena --rate``); ``ray``: play on
+    that Ray cluster (:func:`run`)."""
     games = plan(bots, rules, hands, seed, duplicate)
     start = time.perf_counter()
     results = run(games, rules, workers=workers, ray=ray,
                   progress=(lambda done: progress(done, len(games))) if progress else None)
+    if on_results is not None:
+        on_results(results)
     report = summarise(results)
     report.update({"seed": seed, "duplicate": duplicate, "bots_by_seat": list(bots),
                    "rules": rules.to_dict(), "seconds": round(time.perf_counter() - start, 1)})
@@ -357,3 +362,5 @@ def print_report(report: dict[str, Any], console: Any) -> None:
                       "–" if p["p_t"] is None else f"{p['p_t']:.3g}",
                       "–" if p["p_sign"] is None else f"{p['p_sign']:.3g}")
     console.print(pairs)
+    for name, r in report.get("ratings", {}).items():
+        console.print(f"{name} bot ≈ {r['rating']:,} (±{r['sigma']}, {r['matches']} matches)")

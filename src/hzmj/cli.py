@@ -648,14 +648,19 @@ def arena_command(
     duplicate: Annotated[bool, typer.Option("--duplicate", help="Replay every deal with "
                                             "the bots rotated over the seats.")] = False,
     workers: Annotated[int, typer.Option("--workers", min=1, help="Processes.")] = 2,
+    rate: Annotated[bool, typer.Option("--rate", help="Update the bots' ratings in the "
+                                       "server's database from these matches.")] = False,
+    db: Annotated[str, typer.Option("--db", help="The server's database for --rate: a "
+                                    "file (SQLite) or a postgresql:// URL.")] = "./hzmj.db",
     rule: RuleOpt = None,
     as_json: JsonOpt = False,
     ray: RayOpt = None,
 ) -> None:
-    """Bots play each other: points per hand with 95% CI, win rate, mean M, p-values."""
+    """Bots play each other: points per hand with 95% CI, win rate, mean M, p-values;
+    with --rate, the bots' ratings (the lobby's leaderboard) are updated."""
     from rich.progress import Progress
 
-    from hzmj.arena import arena, print_report
+    from hzmj.arena import GameResult, arena, print_report
 
     names = [b.strip() for b in bots.split(",")]
     _bot_factory([n.partition(":")[0] for n in names], len(names))  # checks the names
@@ -666,16 +671,38 @@ def arena_command(
         def advance(done: int, total: int) -> None:
             progress.update(task, completed=done, total=total)
 
+        played: list[GameResult] = []
         try:
             report = _on_cluster(lambda: arena(names, rules, hands, seed,
                                                duplicate=duplicate, workers=workers,
-                                               progress=advance, ray=ray))
+                                               progress=advance, on_results=played.extend,
+                                               ray=ray))
         except ValueError as exc:
             fail(str(exc))
+    if rate:
+        report["ratings"] = _rate_bots(played, db)
     if as_json:
         print_json(report)
     else:
         print_report(report, _console())
+
+
+def _rate_bots(played: Sequence[Any], db: str) -> dict[str, dict[str, int]]:
+    """Ratings of the arena's bots after its matches, stored in the server's database."""
+    import asyncio
+
+    from hzmj.server.config import database_url
+    from hzmj.server.ratings import rate_matches
+
+    matches = [([s.name for s in g.seats], [sum(s.hand_points) for s in g.seats])
+               for g in played]
+    try:
+        rated = asyncio.run(rate_matches(database_url(db), matches))
+    except Exception as exc:  # a database that cannot be opened or written
+        fail(f"cannot store the ratings in {db}: {exc}")
+    return {subject.partition(":")[2]: {"rating": r.shown, "sigma": round(r.sigma),
+                                        "matches": r.matches}
+            for subject, r in sorted(rated.items(), key=lambda kv: -kv[1].mu)}
 
 
 @app.command(name="play")

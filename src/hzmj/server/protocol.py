@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
 
+from hzmj.server.account_protocol import ACCOUNT_MODELS, player_name
+
 Json = dict[str, Any]
 
 
@@ -34,6 +36,7 @@ def _int64(seed: int | None) -> int | None:
 
 
 Name = Annotated[str, AfterValidator(_no_nul)]
+SeatName = Annotated[str, AfterValidator(lambda text: player_name(text, 40))]
 
 
 # --------------------------------------------------------------------------------------
@@ -81,7 +84,8 @@ class RoomList(_Model):
 
 
 class JoinRoom(_Model):
-    name: Name = Field(min_length=1, max_length=40)
+    name: SeatName = Field(min_length=1, max_length=40, description="a signed-in player "
+                           "sits under their display name instead")
     seat: int | None = None
 
 
@@ -252,10 +256,11 @@ client_message: TypeAdapter[ActionRequest | SnapshotRequest | AutoRequest] = Typ
 
 def protocol_schema() -> Json:
     """JSON Schema of every message (``docs/protocol.schema.json``)."""
-    http: dict[str, type[BaseModel]] = {
-        m.__name__: m for m in (Health, CreateRoom, RoomCreated, RoomInfo, RoomList, JoinRoom,
-                                Joined, AddBot, BotAdded, Started, Left, Hints, Replay,
-                                Review, ErrorBody)}
+    models: tuple[type[BaseModel], ...] = (
+        Health, CreateRoom, RoomCreated, RoomInfo, RoomList, JoinRoom, Joined, AddBot, BotAdded,
+        Started, Left, Hints, Replay, Review, ErrorBody, *ACCOUNT_MODELS)
+    http = {m.__name__: m for m in models}
+
     defs: dict[str, Any] = {}
     for name, model in http.items():
         schema = model.model_json_schema(ref_template="#/$defs/{model}")

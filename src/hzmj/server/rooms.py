@@ -480,6 +480,13 @@ class Room:
             raise RoomError(409, "the match is not running")
         return mine, self.match.view(mine)
 
+    async def rename_seat(self, seat: int, name: str) -> None:
+        """A taken seat shows a new name (its account was deleted: "deleted player")."""
+        s = self.seats[seat]
+        if s.taken and s.bot is None:
+            s.name = name
+            self._broadcast_room()
+
     # ------------------------------------------------------------------ WebSocket clients
 
     async def connect(self, conn: Connection) -> None:

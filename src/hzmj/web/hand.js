@@ -3,7 +3,7 @@
 
 import { bi, t } from "./i18n.js";
 import {
-  discardsElement, h, meldElement, seatBadges, seatLabels, seatName, tileOpts, turnChip,
+  discardsElement, h, meldElement, seatBadges, seatLabels, ratingChip, seatName, tileOpts, turnChip,
 } from "./render.js";
 import { sortTiles, tileElement } from "./tiles.js";
 
@@ -67,7 +67,7 @@ export function ownArea(ctx) {
   return h(`section.own-area.seat.own${active ? ".active" : ""}`,
     { dataset: { seat: me }, "aria-label": `${seatName(names, me)} (${t("you")})` },
     h("div.seat-head", {}, h("span.seat-pos.you", {}, t("you")), ...seatLabels(board, me, me),
-      h("span.seat-name", {}, seatName(names, me)),
+      h("span.seat-name", {}, seatName(names, me)), ratingChip(names, me),
       h("span.points", {}, `${p.points} ${t("points")}`), ...seatBadges(board, me),
       turnChip(board, me)),
     discardsElement(board, me),

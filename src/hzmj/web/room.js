@@ -6,7 +6,8 @@ import { applyEvent, boardFromView } from "./board.js";
 import { handleKey, ownArea, splitHand } from "./hand.js";
 import { bi, getLang, rulesSummary, t } from "./i18n.js";
 import {
-  centreInfo, dialog, eventLine, finalElement, h, icon, positionOf, seatName, seatNames, seatPanel,
+  centreInfo, dialog, eventLine, finalElement, h, icon, positionOf, ratingChip, seatName, seatNames,
+  seatPanel,
   settlementElement, tileOpts,
 } from "./render.js";
 import { tileElement, tileLabel } from "./tiles.js";
@@ -50,10 +51,26 @@ export class RoomPage {
       this.error = e.message;
     }
     this.render();
+    this.refreshRatings();
+  }
+
+  /** Ratings next to the names: fetched again only when the seats change. */
+  async refreshRatings() {
+    const key = JSON.stringify((this.room?.seats || []).map((s) => [s.name, s.bot]));
+    if (key === this.ratingsKey) return;
+    this.ratingsKey = key;
+    try {
+      this.ratings = (await api("GET", `/api/rooms/${this.roomId}/ratings`)).ratings;
+      this.render();
+    } catch {
+      this.ratings = null;
+    }
   }
 
   get names() {
-    return seatNames(this.room);
+    const names = seatNames(this.room);
+    names.ratings = this.ratings;
+    return names;
   }
 
   get token() {
@@ -115,6 +132,7 @@ export class RoomPage {
         break;
       case "room":
         this.room = msg.room;
+        this.refreshRatings();
         break;
       case "error":
         this.toast(msg.reason);
@@ -366,7 +384,7 @@ export class RoomPage {
       }
       return h("li.seat-slot", { dataset: { seat: s.seat } },
         h("b", {}, `${t("seat")} ${s.seat + 1}`), " ",
-        free ? h("i", {}, t("empty")) : seatName(this.names, s.seat),
+        free ? h("i", {}, t("empty")) : [seatName(this.names, s.seat), " ", ratingChip(this.names, s.seat)],
         s.owner ? ` · ${t("owner")}` : "", s.seat === mySeat ? ` · ${t("you")}` : "",
         actions);
     });
