@@ -47,6 +47,7 @@ class ServerConfig:
     login_failures: int = 5  # failed log-ins per user name per login_window (6× per address)
     login_window: float = 900.0
     web_dir: str | None = None  # the browser client's static files (None: hzmj/web)
+    hint_ms: int = 300  # a hint's time budget: the strongest bot that fits decides
 
     @property
     def db_url(self) -> str:
