@@ -25,10 +25,11 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from hzmj.hints import hints as seat_hints
 from hzmj.record import replay_steps
+from hzmj.review import review as review_seat
 from hzmj.rules import Rules, RulesError
 from hzmj.server.account_routes import account_routes, seat_name, seat_taken
 from hzmj.server.accounts import Accounts, Throttle
-from hzmj.server.bots import AUTO_BOT, UnknownBotError, get_bot
+from hzmj.server.bots import REVIEW_BOT, UnknownBotError, get_bot, hint_bot
 from hzmj.server.config import ServerConfig
 from hzmj.server.history import record_finished, seat_stats
 from hzmj.server.protocol import (
@@ -41,6 +42,7 @@ from hzmj.server.protocol import (
     JoinRoom,
     Left,
     Replay,
+    Review,
     RoomCreated,
     RoomInfo,
     RoomList,
@@ -179,7 +181,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         room = lobby().get(room_id)
         # the view is read inside the actor (a consistent state); the analysis needs no more
         mine, view = await room.call(lambda: room.seat_view(_bearer(authorization), seat))
-        adviser = get_bot(AUTO_BOT, room.seed + mine)
+        adviser = get_bot(hint_bot(cfg.hint_ms), room.seed + mine)
         return Hints.model_validate(await asyncio.to_thread(seat_hints, view, adviser))
 
     @app.get("/api/matches/{room_id}/record")
@@ -191,6 +193,23 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     async def replay(room_id: str) -> Replay:
         rec, players = await _finished_record(room_id)
         return await asyncio.to_thread(_replay, rec, players)
+
+    reviews: dict[tuple[str, int, str], Review] = {}  # finished matches never change
+
+    @app.get("/api/matches/{room_id}/review")
+    async def review(room_id: str, seat: int, bot: str = REVIEW_BOT) -> Review:
+        rec, _ = await _finished_record(room_id)
+        key = (room_id, seat, bot)
+        if key not in reviews:
+            get_bot(bot, 0)  # UnknownBotError → 422 (the oracle too)
+            try:
+                done = await asyncio.to_thread(review_seat, rec, seat, bot)
+            except ValueError as exc:
+                raise RoomError(422, str(exc)) from None
+            if len(reviews) >= 256:
+                reviews.clear()
+            reviews[key] = Review.model_validate(done)
+        return reviews[key]
 
     async def _finished_record(room_id: str) -> tuple[dict[str, Any], list[str | None]]:
         """A finished match's record and its seats' names; 409 before the end."""

@@ -53,6 +53,7 @@ class ServerConfig:
     node_id: str | None = None  # unique per node (None: made up at start-up)
     lease_ttl: float = 5.0  # a room's lease; a dead owner's rooms move after this
     forward_timeout: float = 10.0  # a command forwarded to a room's owner
+    hint_ms: int = 300  # a hint's time budget: the strongest bot that fits decides
 
     @property
     def db_url(self) -> str:

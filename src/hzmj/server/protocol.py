@@ -137,8 +137,8 @@ class Hints(_Model):
     waits: list[TileLeft] = Field(description="with 13 tiles: the winning tiles")
     discards: list[DiscardHint] = Field(description="with 14 tiles: each legal discard, "
                                                     "the suggested one first")
-    suggestion: Json | None = Field(description="the efficiency bot's choice; null when "
-                                                "the seat has nothing to do")
+    suggestion: Json | None = Field(description="the strongest bot's choice within the hint "
+                                                "budget; null when the seat has nothing to do")
     candidates: list[HintCandidate] = Field(description="its top choices, best first")
 
 
@@ -151,6 +151,30 @@ class Replay(_Model):
     rules: Json
     players: list[str | None] = Field(description="the seats' names")
     steps: list[ReplayStep]
+
+
+class ReviewDecision(_Model):
+    index: int = Field(description="the action's place in the record (replay step index + 1)")
+    hand_no: int
+    played: Json = Field(description="the action the seat took")
+    best: Json = Field(description="the reviewing bot's first choice")
+    agree: bool
+    loss: float | None = Field(description="the bot's value of best minus that of played "
+                                           "(0 when they agree; null: played not valued)")
+    top: list[HintCandidate] = Field(description="the bot's best choices, and the move played")
+
+
+class Review(_Model):
+    seat: int
+    bot: str
+    unit: str = Field(description="what the values measure")
+    hands: int
+    reviewed: int = Field(description="decisions with a choice")
+    agreement: float | None = Field(description="share of decisions where played = best")
+    loss_total: float
+    loss_per_hand: float
+    decisions: list[ReviewDecision]
+    costliest: list[ReviewDecision] = Field(description="the five largest losses")
 
 
 class ErrorBody(_Model):
@@ -234,7 +258,7 @@ def protocol_schema() -> Json:
     """JSON Schema of every message (``docs/protocol.schema.json``)."""
     models: tuple[type[BaseModel], ...] = (
         Health, CreateRoom, RoomCreated, RoomInfo, RoomList, JoinRoom, Joined, AddBot, BotAdded,
-        Started, Left, Hints, Replay, ErrorBody, *ACCOUNT_MODELS)
+        Started, Left, Hints, Replay, Review, ErrorBody, *ACCOUNT_MODELS)
     http = {m.__name__: m for m in models}
 
     defs: dict[str, Any] = {}

@@ -14,7 +14,8 @@ const roomId = decodeURIComponent(location.pathname.split("/").filter(Boolean)[1
 const root = document.getElementById("app");
 const header = document.getElementById("header");
 
-const state = { names: [], steps: [], boards: [], index: 0, show: "all", error: "" };
+const state = { names: [], steps: [], boards: [], index: 0, show: "all", error: "",
+  reviewSeat: 0, review: null, reviewing: false, reviewError: "" };
 
 /** Normalise the server's answer to a list of {action, events}. */
 function stepsOf(data) {
@@ -77,6 +78,55 @@ function controls() {
     jump, h("label", {}, `${t("show_hand")} `, show));
 }
 
+/** Short text of an action's JSON ({type, tile?, tiles?, kind?}). */
+function actionText(a) {
+  const what = a.tile || (a.tiles || []).join("") || "";
+  return [a.type, what, a.kind || ""].filter(Boolean).join(" ");
+}
+
+async function loadReview() {
+  state.reviewing = true;
+  state.reviewError = "";
+  render();
+  try {
+    state.review = await api("GET", `/api/matches/${roomId}/review?seat=${state.reviewSeat}`);
+  } catch (e) {
+    state.reviewError = e.message;
+  }
+  state.reviewing = false;
+  render();
+}
+
+/** The AI review box: a seat, a button, the summary and the costliest decisions; the
+ * decision at the current step (if the reviewed seat acted here) is shown beside. */
+function reviewBox() {
+  const seats = state.boards[0]?.n || 0;
+  const pick = h("select.review-seat", { "aria-label": t("review_seat"),
+    onchange: (e) => { state.reviewSeat = Number(e.target.value); state.review = null; render(); } },
+  Array.from({ length: seats }, (_, i) => h("option",
+    { value: i, selected: i === state.reviewSeat ? true : null }, seatName(state.names, i))));
+  const r = state.review;
+  const parts = [h("h3", {}, t("review")), h("label", {}, `${t("review_seat")} `, pick),
+    h("button.review-run", { onclick: loadReview, disabled: state.reviewing ? true : null },
+      state.reviewing ? t("reviewing") : t("review"))];
+  if (state.reviewError) parts.push(h("p.error", { role: "alert" }, state.reviewError));
+  if (r) {
+    const pct = r.agreement === null ? "–" : `${Math.round(r.agreement * 100)}%`;
+    parts.push(h("p.review-summary", {}, t("review_summary", r.reviewed, pct,
+      r.loss_total.toFixed(2), r.loss_per_hand.toFixed(2)), ` (${r.unit})`));
+    const here = r.decisions.find((d) => d.index === state.index); // before action i
+    if (here) {
+      parts.push(h("p.review-here", {}, `${t("played")}: ${actionText(here.played)} · `
+        + `${t("best")}: ${actionText(here.best)} · ${t("loss")}: ${here.loss ?? "?"}`));
+    }
+    parts.push(h("h4", {}, t("costliest")), h("ol.review-costliest", {},
+      r.costliest.map((d) => h("li", {}, h("button.link", { onclick: () => go(d.index) },
+        `${t("hand_no", d.hand_no)}: ${t("played")} ${actionText(d.played)}, `
+        + `${t("best")} ${actionText(d.best)}, ${t("loss")} ${d.loss.toFixed(2)}`)))));
+  }
+  return h("section.review-box", {}, parts);
+}
+
 function render() {
   if (state.error || !state.steps.length) {
     root.replaceChildren(h("main.replay", {}, h("h2", {}, t("replay")),
@@ -106,7 +156,8 @@ function render() {
       h("div.area-bottom", {}, areas.bottom)),
     he ? h("section.settlement-box", {}, h("h3", {}, t("settlement")),
       settlementElement(b, he, state.names)) : null,
-    me ? h("section.final-box", {}, h("h3", {}, t("final")), finalElement(me, state.names)) : null));
+    me ? h("section.final-box", {}, h("h3", {}, t("final")), finalElement(me, state.names)) : null,
+    reviewBox()));
 }
 
 document.addEventListener("keydown", (e) => {
