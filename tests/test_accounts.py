@@ -183,6 +183,43 @@ def test_login_throttling(client: TestClient, monkeypatch: pytest.MonkeyPatch) -
     assert login(client).status_code == 200
 
 
+def test_login_failures_are_counted_before_the_password_check(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A burst of parallel guesses cannot all pass the limit while their hashes run."""
+    register(client)
+    client.cookies.clear()
+    seen: list[int] = []
+    real = accounts_module.Accounts.check_password
+
+    async def spy(self: accounts_module.Accounts, stored: str, given: str) -> bool:
+        seen.append(len(self.user_throttle.failures["alice"]))
+        return await real(self, stored, given)
+
+    monkeypatch.setattr(accounts_module.Accounts, "check_password", spy)
+    assert login(client, password="guess guess").status_code == 401
+    assert login(client).status_code == 200
+    assert seen == [1, 2]  # each attempt held its place in the count while it was checked
+    for _ in range(4):  # the right password cleared the count: five more guesses to the limit
+        assert login(client, password="guess guess").status_code == 401
+    assert login(client, password="guess guess").status_code == 401
+    assert login(client).status_code == 429
+
+
+def test_bad_text_is_a_422_that_echoes_nothing(client: TestClient) -> None:
+    register(client)
+    for body in ({"username": "\ud800abc", "password": "correct horse"},
+                 {"username": "alice", "password": "\udfffsecret-guess"},
+                 {"username": "x" * 100_000, "password": "hunter2 secret"}):
+        # json.dumps escapes a lone surrogate, as a hostile client can send it
+        r = client.post("/api/auth/login", content=json.dumps(body), headers=JSON)
+        assert r.status_code == 422, r.text
+        assert "secret" not in r.text and "x" * 300 not in r.text and len(r.text) < 2000
+        assert r.json()["detail"][0]["loc"][0] == "body"
+    r = client.post("/api/rooms", content=json.dumps({"name": "\ud83d", "rules": {}}),
+                    headers=JSON)
+    assert r.status_code == 422, r.text
+
+
 def test_session_expiry(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
     clock = [time.time()]
     monkeypatch.setattr(accounts_module, "now", lambda: clock[0])
@@ -245,9 +282,26 @@ def test_bearer_sessions_need_no_csrf(client: TestClient) -> None:
      "display_name"),
     ({"username": "alice", "password": "long enough", "display_name": "Deleted Player"},
      "display_name"),
+    # look-alikes of the reserved name, blank-looking and stacked names, lone surrogates
+    ({"username": "alice", "password": "long enough", "display_name": "deleted\u00a0player"},
+     "display_name"),
+    ({"username": "alice", "password": "long enough", "display_name": "deleted  player"},
+     "display_name"),
+    ({"username": "alice", "password": "long enough",
+      "display_name": "\uff44\uff45\uff4c\uff45\uff54\uff45\uff44 player"}, "display_name"),
+    ({"username": "alice", "password": "long enough", "display_name": "\u3164"}, "display_name"),
+    ({"username": "alice", "password": "long enough", "display_name": "\u2800\u2800"},
+     "display_name"),
+    ({"username": "alice", "password": "long enough", "display_name": "a\u034fb"},
+     "display_name"),
+    ({"username": "alice", "password": "long enough", "display_name": "a" + "\u0301" * 5},
+     "display_name"),
+    ({"username": "alice", "password": "long enough", "display_name": "A\ud800"},
+     "display_name"),
+    ({"username": "alice", "password": "\ud800abcdefgh", "display_name": "A"}, "password"),
 ])
 def test_names_are_validated(client: TestClient, body: dict[str, str], where: str) -> None:
-    r = client.post("/api/auth/register", json=body)
+    r = client.post("/api/auth/register", content=json.dumps(body), headers=JSON)
     assert r.status_code == 422
     assert r.json()["detail"][0]["loc"][-1] == where
 

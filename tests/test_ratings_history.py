@@ -127,7 +127,7 @@ def test_migration_upgrades_an_existing_database(tmp_path: Path) -> None:
     asyncio.run(migrate(engine))
     asyncio.run(engine.dispose())
     with sqlite3.connect(db) as conn:
-        assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [("0002",)]
+        assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [("0003",)]  # the newest revision
         assert conn.execute("SELECT id, name FROM rooms").fetchall() == [("r1", "old")]
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
     assert {"accounts", "sessions", "match_players", "ratings"} <= tables

@@ -27,16 +27,42 @@ def username(text: str) -> str:
     return low
 
 
+# letters that render as nothing although Unicode files them as letters or marks
+# (Hangul fillers, braille blank, combining grapheme joiner, Mongolian selectors)
+_BLANK = frozenset("\u034f\u115f\u1160\u2800\u3164\uffa0\u180b\u180c\u180d\u180e\u180f")
+_MAX_MARKS = 2  # combining marks in a row (stacked accents hide the letters around them)
+
+
+def unicode_text(text: str) -> str:
+    """Text that can be written as UTF-8: lone surrogates raise ``ValueError``."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("must be valid Unicode text (no lone surrogates)") from None
+    return text
+
+
 def player_name(text: str, longest: int = 24) -> str:
     """A name shown to other players (display names, seat names): 1–``longest``
-    characters after trimming, no control or invisible (Unicode ``C*``) characters, not
-    the name that stands for deleted accounts."""
-    text = unicodedata.normalize("NFC", text.strip())
+    characters after trimming, no control or invisible (Unicode ``C*``) characters, no
+    blank-looking letters, at most two combining marks in a row, and nothing that reads
+    as the name that stands for deleted accounts (compared after NFKC, case folding and
+    collapsing white space, so full-width letters or a no-break space do not pass).
+
+    Raises ``ValueError`` with the reason."""
+    text = unicodedata.normalize("NFC", unicode_text(text).strip())
     if not 1 <= len(text) <= longest:
         raise ValueError(f"must be 1 to {longest} characters")
-    if any(unicodedata.category(c)[0] == "C" for c in text):
+    if any(unicodedata.category(c)[0] == "C" or c in _BLANK for c in text):
         raise ValueError("must not contain control or invisible characters")
-    if text.casefold() == DELETED_PLAYER:
+    if not any(unicodedata.category(c)[0] in "LNPS" for c in text):
+        raise ValueError("must contain a visible character")
+    marks = 0
+    for c in text:
+        marks = marks + 1 if unicodedata.category(c)[0] == "M" else 0
+        if marks > _MAX_MARKS:
+            raise ValueError("must not stack more than two combining marks")
+    if " ".join(unicodedata.normalize("NFKC", text).casefold().split()) == DELETED_PLAYER:
         raise ValueError(f"{DELETED_PLAYER!r} is reserved")
     return text
 
@@ -46,12 +72,13 @@ def password(text: str) -> str:
         raise ValueError("must be 8 to 128 characters")
     if "\x00" in text:
         raise ValueError("must not contain NUL characters")
-    return text
+    return unicode_text(text)
 
 
 Username = Annotated[str, AfterValidator(username)]
 DisplayName = Annotated[str, AfterValidator(player_name)]
 Password = Annotated[str, AfterValidator(password)]
+Text = Annotated[str, AfterValidator(unicode_text)]
 
 
 class Register(_Model):
@@ -63,13 +90,13 @@ class Register(_Model):
 
 
 class Login(_Model):
-    username: str = Field(max_length=64)
-    password: str = Field(max_length=128)
+    username: Text = Field(max_length=64)
+    password: Text = Field(max_length=128)
     bearer: bool = False
 
 
 class DeleteAccount(_Model):
-    password: str = Field(max_length=128, description="asked again before deleting")
+    password: Text = Field(max_length=128, description="asked again before deleting")
 
 
 class Account(_Model):

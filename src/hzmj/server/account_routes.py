@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from fastapi import APIRouter, Request, Response
 from sqlalchemy import delete, insert, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from hzmj.rules import Rules
@@ -81,10 +82,13 @@ def account_routes(get: Callable[[], Accounts]) -> APIRouter:
                 AccountRow.username == body.username))
             if taken.first() is not None:
                 raise RoomError(409, f"user name {body.username!r} is taken")
-            account_id = (await conn.execute(insert(AccountRow).values(
-                public_id=secrets.token_hex(6), username=body.username,
-                display_name=body.display_name, password_hash=password_hash,
-                created_at=now()).returning(AccountRow.id))).scalar_one()
+            try:  # a sign-up of the same name that won the race since the check above
+                account_id = (await conn.execute(insert(AccountRow).values(
+                    public_id=secrets.token_hex(6), username=body.username,
+                    display_name=body.display_name, password_hash=password_hash,
+                    created_at=now()).returning(AccountRow.id))).scalar_one()
+            except IntegrityError:
+                raise RoomError(409, f"user name {body.username!r} is taken") from None
             account = (await conn.execute(select(AccountRow).where(
                 AccountRow.id == account_id))).one()
             claimed = 0
@@ -108,6 +112,10 @@ def account_routes(get: Callable[[], Accounts]) -> APIRouter:
         wait = max(acc.user_throttle.retry_after(user), acc.address_throttle.retry_after(address))
         if wait > 0:
             raise RoomError(429, f"too many failed log-ins: try again in {int(wait) + 1} s")
+        # the failure is counted before the (slow) check, so a burst of parallel guesses
+        # meets the limit too; a right password takes it back
+        acc.user_throttle.fail(user)
+        acc.address_throttle.fail(address)
         async with acc.engine.connect() as conn:
             account = (await conn.execute(select(AccountRow).where(
                 AccountRow.username == user))).one_or_none()
@@ -115,10 +123,9 @@ def account_routes(get: Callable[[], Accounts]) -> APIRouter:
         ok = await acc.check_password(account.password_hash if account else acc.dummy_hash,
                                       body.password)
         if account is None or not ok:
-            acc.user_throttle.fail(user)
-            acc.address_throttle.fail(address)
             raise RoomError(401, "wrong user name or password")
         acc.user_throttle.clear(user)
+        acc.address_throttle.forgive(address)
         async with acc.engine.begin() as conn:
             token, session = await acc.open_session(conn, account, body.bearer)
             rating = await _rating(conn, ratings.account_subject(account.id))
@@ -153,8 +160,13 @@ def account_routes(get: Callable[[], Accounts]) -> APIRouter:
         who = await acc.identify(request)
         acc.check_csrf(request, who)
         account = acc.account(who)
+        wait = acc.user_throttle.retry_after(account.username)
+        if wait > 0:
+            raise RoomError(429, f"too many wrong passwords: try again in {int(wait) + 1} s")
+        acc.user_throttle.fail(account.username)
         if not await acc.check_password(account.password_hash, body.password):
             raise RoomError(401, "wrong password")
+        acc.user_throttle.clear(account.username)
         async with acc.engine.begin() as conn:
             seats = (await conn.execute(select(MatchPlayerRow.room_id, MatchPlayerRow.seat)
                                         .where(MatchPlayerRow.account_id == account.id))).all()

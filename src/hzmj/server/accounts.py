@@ -108,6 +108,13 @@ class Throttle:
     def clear(self, key: str) -> None:
         self.failures.pop(key, None)
 
+    def forgive(self, key: str) -> None:
+        """Take back the latest failure of ``key`` (one reserved before a check that
+        then passed)."""
+        times = self.failures.get(key)
+        if times:
+            times.pop()
+
 
 @dataclass
 class Accounts:

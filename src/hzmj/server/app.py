@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import FastAPI, Header, Request, WebSocket
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
@@ -111,6 +112,17 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @app.exception_handler(RoomError)
     async def room_error(_: Request, exc: RoomError) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:
+        # where and why, never the input itself: it may be a password, megabytes long,
+        # or text (a lone surrogate) that cannot even be written back as JSON
+        def clean(text: object) -> str:
+            return str(text).encode("utf-8", "backslashreplace").decode("utf-8")[:200]
+        errors = [{"loc": [clean(part) for part in error.get("loc", ())],
+                   "msg": clean(error.get("msg", "")), "type": clean(error.get("type", ""))}
+                  for error in exc.errors()[:20]]
+        return JSONResponse({"detail": errors}, status_code=422)
 
     @app.exception_handler(RulesError)
     async def rules_error(_: Request, exc: RulesError) -> JSONResponse:
