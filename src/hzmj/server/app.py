@@ -90,7 +90,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @app.exception_handler(RoomError)
     async def room_error(_: Request, exc: RoomError) -> JSONResponse:
-        return JSONResponse({"detail": str(exc)}, status_code=exc.status)
+        return JSONResponse({"detail": str(exc), "code": exc.code}, status_code=exc.status)
 
     @app.exception_handler(RulesError)
     async def rules_error(_: Request, exc: RulesError) -> JSONResponse:
@@ -136,6 +136,12 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         await room.call(lambda: room.add_bot(_bearer(authorization), body.seat, body.bot))
         return BotAdded(seat=body.seat, bot=body.bot)
 
+    @app.delete("/api/rooms/{room_id}/seats/{seat}")
+    async def remove_seat(room_id: str, seat: int, authorization: Auth = None) -> Health:
+        room = lobby().get(room_id)
+        await room.call(lambda: room.remove_seat(_bearer(authorization), seat))
+        return Health()
+
     @app.post("/api/rooms/{room_id}/start")
     async def start(room_id: str, authorization: Auth = None) -> Started:
         room = lobby().get(room_id)
@@ -172,18 +178,18 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         room = lobby().rooms.get(room_id)
         if room is not None:
             if room.match is None or not room.match.over:
-                raise RoomError(409, "the match is not over yet")
+                raise RoomError(409, "the match is not over yet", "not_over")
             return room.match.record(), [s.name for s in room.seats]
         stored = await _finished(room_id)
         if stored.record is None:
-            raise RoomError(409, "the match is not over yet")
+            raise RoomError(409, "the match is not over yet", "not_over")
         names = {s.seat: s.name for s in stored.seats}
         return stored.record, [names.get(i) for i in range(Rules.from_dict(stored.rules).players)]
 
     async def _finished(room_id: str) -> StoredRoom:
         found = await store().load_rooms(room_id=room_id)
         if not found:
-            raise RoomError(404, f"no room {room_id!r}")
+            raise RoomError(404, f"no room {room_id!r}", "no_room")
         return found[0]
 
     # ------------------------------------------------------------------ WebSocket
@@ -331,8 +337,9 @@ def _parse(text: str) -> Any:
     if not isinstance(data, dict):
         return "a message must be a JSON object"
     kind = data.get("type")
-    if kind not in ("action", "snapshot", "auto"):
-        return f"unknown message type {kind!r} (expected action, snapshot or auto)"
+    if kind not in ("action", "snapshot", "auto", "ready", "phrase"):
+        return (f"unknown message type {kind!r} "
+                "(expected action, snapshot, auto, ready or phrase)")
     try:
         return client_message.validate_python(data)
     except ValidationError as exc:

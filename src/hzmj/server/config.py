@@ -35,7 +35,8 @@ class ServerConfig:
     db: str = "./hzmj.db"
     bot_delay: float = 0.6  # a bot's thinking pause before it acts
     bot_workers: int = 1  # processes that run the bots (0: in the event loop)
-    hand_pause: float = 3.0  # between a hand's end and the next hand's first prompt
+    hand_pause: float = 3.0  # after the next hand is dealt, before its first prompt (the deal)
+    ready_seconds: float = 20.0  # the gate between hands: longest wait for 继续 (ready)
     time_scale: float = 1.0  # multiplies claim_seconds / turn_seconds (tests shorten them)
     away_grace: float = 10.0  # a disconnected player keeps the clock this long before 托管
     expiries_to_auto: int = 2  # consecutive clock expiries that switch a seat to 托管
@@ -44,6 +45,8 @@ class ServerConfig:
     rate_burst: int = 40
     flood_strikes: int = 50  # messages refused for rate before the connection is closed
     web_dir: str | None = None  # the browser client's static files (None: hzmj/web)
+    public_url: str | None = None  # the address players use (share links, QR); None: the
+    # address each visitor used, forwarded headers included
 
     @property
     def db_url(self) -> str:
