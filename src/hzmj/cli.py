@@ -85,7 +85,8 @@ def _help_hint(exc: typer.TyperException) -> str:
 app = typer.Typer(
     name="hzmj",
     cls=_OneLineErrors,
-    help="Hangzhou Mahjong (杭州麻将): hand calculator, settlement and waits (RULES.md).",
+    help="Hangzhou Mahjong (杭州麻将): hand calculator, settlement and waits. "
+         "§ numbers refer to the rule book: `hzmj rules 6.5` (docs/rules.md).",
     add_completion=False,
     pretty_exceptions_enable=False,
 )
@@ -544,11 +545,43 @@ def serve_command(
                                     help="SQLite file, or a database URL "
                                          "(postgresql://user:pw@host/db).")] = "./hzmj.db",
     log_level: Annotated[str, typer.Option("--log-level")] = "info",
+    public_url: Annotated[str | None, typer.Option(
+        "--public-url", metavar="URL",
+        help="The address friends use (share links, QR code), e.g. "
+             "https://mj.example.org behind a TLS proxy.")] = None,
+    forwarded_allow_ips: Annotated[str, typer.Option(
+        "--forwarded-allow-ips", metavar="IPS",
+        help="Proxies whose X-Forwarded-Proto/-For headers are trusted ('*': any).")]
+    = "127.0.0.1",
 ) -> None:
-    """Run the table server: rooms, bots and real-time play over WebSocket."""
+    """Run the table server: rooms, bots and real-time play over WebSocket.
+    --host 0.0.0.0 lets friends on your network join (README: play with friends)."""
     from hzmj.server.app import serve
 
-    serve(host, port, db, log_level)
+    serve(host, port, db, log_level, public_url, forwarded_allow_ips)
+
+
+# --------------------------------------------------------------------------------------
+# hzmj rules
+
+
+@app.command(name="rules")
+def rules_command(
+    section: Annotated[str | None, typer.Argument(
+        metavar="[§N.N]", help="A section such as 6.5 or §9; none: the list of sections.")]
+    = None,
+) -> None:
+    """Read the rule book (docs/rules.md; the browser shows it at /rules)."""
+    from hzmj import rulebook
+
+    if section is None:
+        for number, title in rulebook.sections().items():
+            typer.echo(f"{'  ' if '.' in number else ''}§{number} {title}")
+        return
+    try:
+        typer.echo(rulebook.section(section))
+    except rulebook.UnknownSectionError as exc:
+        fail(str(exc))
 
 
 # --------------------------------------------------------------------------------------

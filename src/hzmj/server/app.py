@@ -16,12 +16,19 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import FastAPI, Header, Request, WebSocket
-from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from fastapi.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    Response,
+)
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 from sqlalchemy.engine import make_url
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
+from hzmj import rulebook
 from hzmj.hints import hints as seat_hints
 from hzmj.record import replay_steps
 from hzmj.rules import Rules, RulesError
@@ -41,6 +48,7 @@ from hzmj.server.protocol import (
     RoomInfo,
     RoomList,
     SeatInfo,
+    Share,
     Started,
     client_message,
 )
@@ -163,6 +171,13 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         adviser = get_bot(AUTO_BOT, room.seed + mine)
         return Hints.model_validate(await asyncio.to_thread(seat_hints, view, adviser))
 
+    @app.get("/api/rooms/{room_id}/share")
+    async def share(room_id: str, request: Request) -> Share:
+        """The room's link for friends, and its QR code (SVG)."""
+        await get_room(room_id)  # 404 for an unknown room
+        url = f"{public_base(request, cfg)}/room/{room_id}"
+        return Share(url=url, qr_svg=_qr_svg(url))
+
     @app.get("/api/matches/{room_id}/record")
     async def record(room_id: str) -> JSONResponse:
         rec, _ = await _finished_record(room_id)
@@ -237,8 +252,51 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     async def replay_page(room_id: str) -> Response:
         return page("replay.html")
 
+    @app.get("/rules", include_in_schema=False)
+    async def rules_page() -> HTMLResponse:
+        return HTMLResponse(_rules_page())
+
     app.mount("/static", StaticFiles(directory=web, check_dir=False), name="static")
     return app
+
+
+def public_base(request: Request, cfg: ServerConfig) -> str:
+    """The address friends should use: ``--public-url``; else the address this visitor
+    used (the scheme and client as forwarded by a trusted proxy, its Host header); a
+    visitor on this machine's loopback gets the LAN address when the server listens on
+    every interface (``--host 0.0.0.0``)."""
+    if cfg.public_url:
+        return cfg.public_url.rstrip("/")
+    base = str(request.base_url).rstrip("/")
+    host = request.url.hostname or ""
+    if cfg.lan_url and host in ("127.0.0.1", "localhost", "::1"):
+        return cfg.lan_url.rstrip("/")
+    return base
+
+
+def _qr_svg(url: str) -> str:
+    import io
+
+    import segno
+
+    out = io.BytesIO()
+    segno.make(url, error="m").save(out, kind="svg", scale=4, border=2, xmldecl=False,
+                                    svgns=True, dark="#111", light="#fff")
+    return out.getvalue().decode()
+
+
+_RULES_PAGE = """<!doctype html>
+<html lang="zh-CN"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>规则 Rules · 杭州麻将</title><link rel="icon" href="data:,">
+<link rel="stylesheet" href="/static/style.css"></head>
+<body><header class="top"><a class="home" href="/">杭州麻将</a>
+<a href="/">大厅 · Lobby</a></header>
+<main class="rulebook">{body}</main></body></html>"""
+
+
+def _rules_page() -> str:
+    return _RULES_PAGE.format(body=rulebook.to_html())
 
 
 def _replay(record: dict[str, Any], players: list[str | None]) -> Replay:
@@ -348,15 +406,42 @@ def _parse(text: str) -> Any:
         return f"bad {kind} message: {where}: {first['msg']}"
 
 
+def lan_address() -> str | None:
+    """This machine's address on its local network (no packet is sent), or None."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("192.0.2.1", 9))  # TEST-NET-1: only picks the outgoing interface
+            address: str = s.getsockname()[0]
+        except OSError:
+            return None
+    return None if address.startswith("127.") else address
+
+
 def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None,
-          log_level: str = "info") -> None:
-    """Run the server until interrupted (``hzmj serve``)."""
+          log_level: str = "info", public_url: str | None = None,
+          forwarded_allow_ips: str = "127.0.0.1") -> None:
+    """Run the server until interrupted (``hzmj serve``).
+
+    ``host`` 0.0.0.0 opens it to the network; ``public_url`` (``https://mj.example.org``)
+    is the address share links and QR codes use; ``forwarded_allow_ips`` are the proxies
+    whose X-Forwarded-Proto / -For headers are believed (a TLS proxy in front: wss).
+    """
     import uvicorn
 
-    cfg = ServerConfig.from_env(db=db)
+    lan = lan_address() if host in ("0.0.0.0", "::") else None
+    cfg = ServerConfig.from_env(db=db, public_url=public_url,
+                                lan_url=f"http://{lan}:{port}" if lan else None)
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("alembic").setLevel(logging.WARNING)
     shown = make_url(cfg.db_url).render_as_string(hide_password=True)
-    print(f"hzmj table server: open http://{host}:{port}/  (database {shown})", flush=True)
+    local = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    print(f"hzmj table server: open http://{local}:{port}/  (database {shown})", flush=True)
+    if cfg.public_url:
+        print(f"  friends use {cfg.public_url}", flush=True)
+    elif lan:
+        print(f"  friends on your network use http://{lan}:{port}/", flush=True)
     uvicorn.run(create_app(cfg), host=host, port=port, log_level=log_level,
-                ws_max_size=WS_MAX_FRAME, ws_per_message_deflate=False)
+                ws_max_size=WS_MAX_FRAME, ws_per_message_deflate=False,
+                proxy_headers=True, forwarded_allow_ips=forwarded_allow_ips)

@@ -47,6 +47,7 @@ class ServerConfig:
     web_dir: str | None = None  # the browser client's static files (None: hzmj/web)
     public_url: str | None = None  # the address players use (share links, QR); None: the
     # address each visitor used, forwarded headers included
+    lan_url: str | None = None  # set by `serve --host 0.0.0.0`: links for local visitors
 
     @property
     def db_url(self) -> str:

@@ -162,6 +162,12 @@ class Replay(_Model):
     steps: list[ReplayStep]
 
 
+class Share(_Model):
+    url: str = Field(description="the room's link for friends (--public-url, else the "
+                                 "address the visitor used)")
+    qr_svg: str = Field(description="a QR code of url, as an SVG document")
+
+
 class ErrorBody(_Model):
     detail: str = Field(description="in English")
     option: str | None = Field(default=None, description="the room option at fault")
@@ -273,7 +279,7 @@ def protocol_schema() -> Json:
     http: dict[str, type[BaseModel]] = {
         m.__name__: m for m in (Health, CreateRoom, RoomCreated, RoomInfo, RoomList, JoinRoom,
                                 Joined, AddBot, BotAdded, Started, Left, Hints, Replay,
-                                ErrorBody)}
+                                Share, ErrorBody)}
     defs: dict[str, Any] = {}
     for name, model in http.items():
         schema = model.model_json_schema(ref_template="#/$defs/{model}")
