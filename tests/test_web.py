@@ -86,9 +86,9 @@ def _free_port() -> int:
 
 
 class _Server:
-    def __init__(self, tmp: Path, bot_delay: float) -> None:
-        cfg = ServerConfig(db=str(tmp / "web.db"), bot_delay=bot_delay, hand_pause=0.3,
-                           expiries_to_auto=1000, away_grace=30.0)
+    def __init__(self, tmp: Path, bot_delay: float, **settings: Any) -> None:
+        settings = {"hand_pause": 0.3, "expiries_to_auto": 1000, "away_grace": 30.0, **settings}
+        cfg = ServerConfig(db=str(tmp / "web.db"), bot_delay=bot_delay, **settings)
         self.app = create_app(cfg)
         self.port = _free_port()
         self.base = f"http://127.0.0.1:{self.port}"
@@ -188,7 +188,7 @@ def create_room_with_bots(page: Any, base: str, seed: int,
     sync_api.expect(rules).not_to_contain_text("=")
     sync_api.expect(page.locator("button.copy-link svg.icon-copy")).to_have_count(1)
     for left in (2, 1, 0):
-        page.locator("select.bot-level").first.select_option(BOT)
+        page.locator("select.bot-level:not(.swap-bot)").first.select_option(BOT)
         page.locator("button.add-bot").first.click()
         sync_api.expect(page.locator("button.add-bot")).to_have_count(left)
     if waiting_shot:
@@ -271,8 +271,12 @@ def test_lobby_bots_and_a_whole_hand_to_the_settlement(server: _Server, page_at:
     dialog = page.locator("dialog.modal")
     sync_api.expect(dialog.locator(".patterns")).to_be_visible()
     sync_api.expect(dialog.locator(".dfactor")).to_contain_text("×")
-    assert dialog.locator("tr.payment").count() >= 1
-    sync_api.expect(dialog.locator("tr.payment").first).to_contain_text("自摸")
+    assert dialog.locator("li.payer").count() >= 1
+    sync_api.expect(dialog.locator("li.payment").first).to_contain_text("自摸")
+    # the winning hand as pictures, names 1-based, § references are links into /rules
+    assert dialog.locator(".win-hand .rgroup").count() >= 1
+    sync_api.expect(dialog.locator(".result")).to_contain_text("号位")
+    sync_api.expect(dialog.locator("a.rule-ref").first).to_have_attribute("href", "/rules#s9.1")
     shot(page, "settlement.png")
     dialog.locator("button").click()
     sync_api.expect(page.locator("dialog.modal")).to_have_count(0)
@@ -415,3 +419,155 @@ def test_auto_play_to_the_final_table_then_the_replay(fast_server: _Server,
     sync_api.expect(page.locator(".final-box")).to_be_visible()
     sync_api.expect(page.locator(".final-box tbody tr")).to_have_count(4)
     shot(page, "replay.png")
+
+
+# ------------------------------------------------------------------ two people at one table
+
+
+@pytest.fixture(scope="module")
+def people_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Server]:
+    """Real clocks (托管 after two expiries) and a long gate, so that reading a settlement
+    for a minute is possible; bots act at once."""
+    with _Server(tmp_path_factory.mktemp("people"), bot_delay=0.0, ready_seconds=120.0,
+                 expiries_to_auto=2) as srv:
+        yield srv
+
+
+def act_once(page: Any) -> bool:
+    """One default move of a person if the page offers one: pass a claim, discard the
+    drawn tile (or, after a claim or as dealer, the last playable tile)."""
+    try:
+        if page.locator(".claim-pass").count():
+            page.locator(".claim-pass").first.click(timeout=1500)
+            return True
+        tiles = page.locator(".hand-tile.playable")
+        if tiles.count():
+            tile = page.locator(".hand-tile.drawn.playable")
+            tile = tile if tile.count() else tiles.last
+            tile.dblclick(timeout=1500)
+            return True
+    except sync_api.Error:
+        pass  # the table re-rendered under the click; the next round looks again
+    return False
+
+
+def play_both_until(pages: list[Any], done: str, seconds: float) -> None:
+    """Both people play their default moves until every page shows `done`."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if all(p.locator(done).count() for p in pages):
+            return
+        moved = [act_once(p) for p in pages if not p.locator(done).count()]
+        if not any(moved):
+            pages[0].wait_for_timeout(50)
+    raise AssertionError(f"{done} did not appear on every page within {seconds}s")
+
+
+def box_width(locator: Any) -> float:
+    box = locator.bounding_box()
+    assert box is not None
+    return float(box["width"])
+
+
+def room_of(page: Any, base: str, room_id: str) -> dict[str, Any]:
+    data: dict[str, Any] = page.request.get(f"{base}/api/rooms/{room_id}").json()
+    return data
+
+
+@pytest.mark.parametrize("width, height", [(390, 844), (1280, 800)])
+def test_two_people_and_two_bots_through_the_ready_gate(
+        people_server: _Server, browser: Any, page_at: Any, width: int, height: int) -> None:
+    base = people_server.base
+    tag = f"{width}"
+    alice = page_at(width, height)
+    alice.goto(base + "/")
+    assert no_horizontal_scroll(alice), "lobby scrolls sideways"
+    # every lobby option links to its paragraph of the rule book
+    link = alice.locator('[data-option="three_tan_contract"] a.rule-ref')
+    sync_api.expect(link).to_have_attribute("href", "/rules#s10.4")
+    alice.fill("#player-name", "Alice")
+    alice.click("details.advanced summary")
+    alice.fill("#opt-seed", "5")
+    alice.click("button.create-room")
+    alice.wait_for_url("**/room/**")
+    room_id = alice.url.rsplit("/", 1)[1]
+    # the share link comes with a QR code
+    sync_api.expect(alice.locator("img.qr")).to_be_visible()
+    share = alice.locator("input.share-link").input_value()
+    assert share.endswith(f"/room/{room_id}")
+    bob = page_at(width, height)
+    bob.goto(share)
+    bob.fill("#seat-name", "Bob")
+    bob.locator(".seat-slot[data-seat='1'] button.take-seat").click()
+    sync_api.expect(bob.locator("button.toggle-ready")).to_be_visible()
+    bob.click("button.toggle-ready")
+    sync_api.expect(alice.locator(".seat-slot[data-seat='1'] .chip-ready")).to_be_visible()
+    for seat in (2, 3):
+        slot = alice.locator(f".seat-slot[data-seat='{seat}']")
+        slot.locator("select.bot-level").select_option(BOT)
+        slot.locator("button.add-bot").click()
+        sync_api.expect(slot.locator("button.remove-seat")).to_be_visible()
+    # the owner swaps a bot's level and can remove a seat
+    alice.locator(".seat-slot[data-seat='3'] select.swap-bot").select_option("random")
+    sync_api.expect(alice.locator(".seat-slot[data-seat='3']")).to_contain_text("随机机器人")
+    alice.locator(".seat-slot[data-seat='3'] select.swap-bot").select_option(BOT)
+    sync_api.expect(alice.locator(".seat-slot[data-seat='3']")).to_contain_text("效率机器人")
+    assert no_horizontal_scroll(alice)
+    shot(alice, f"people-waiting-{tag}.png")
+    alice.click("button.start")
+    for p in (alice, bob):
+        p.wait_for_selector(".hand .hand-tile")
+    # a spectator joins and the players see it
+    watcher = page_at(width, height)
+    watcher.goto(f"{base}/room/{room_id}")
+    sync_api.expect(watcher.locator(".spectating")).to_be_visible()
+    sync_api.expect(alice.locator(".spectator-count")).to_be_visible()
+    sync_api.expect(watcher.locator(".backs").first).to_be_visible()
+    assert watcher.locator(".hand .hand-tile").count() == 0  # no concealed tiles for a spectator
+
+    # phone sizes: own tiles ≥ 40 px, readable discards, backs with counts, no side scroll
+    if width == 390:
+        tiles = alice.locator(".own .hand .hand-tile")
+        assert min(box_width(tiles.nth(i)) for i in range(tiles.count())) >= 40
+        sync_api.expect(alice.locator(".backs-count").first).to_contain_text("×")
+    play_both_until([alice, bob], ".discards[data-seat='2'] .tile", 60)
+    if width == 390:
+        assert box_width(alice.locator(".discards .tile").first) >= 20
+    assert no_horizontal_scroll(alice), "table scrolls sideways"
+    shot(alice, f"people-table-{tag}.png")
+
+    # hand 1 to its end: the settlement, and no next hand until both are ready
+    play_both_until([alice, bob], "dialog.modal .settlement", 240)
+    sync_api.expect(alice.locator("dialog.modal .gate-line")).to_contain_text("2")
+    assert no_horizontal_scroll(alice)
+    dialog_box = alice.locator("dialog.modal").bounding_box()
+    assert dialog_box is not None and dialog_box["width"] <= width
+    sync_api.expect(alice.locator("dialog.modal .buttons button")).to_be_in_viewport()
+    shot(alice, f"people-settlement-{tag}.png")
+    bob.locator("dialog.modal .buttons button").click()
+    if width == 390:
+        # Alice reads for a minute: nothing starts, no clock, her seat stays hers
+        alice.wait_for_timeout(60_000)
+    else:
+        alice.wait_for_timeout(3_000)
+    info = room_of(alice, base, room_id)
+    assert info["hand_no"] == 2 and info["gate"] is not None and info["gate"]["ready"] == [1, 2, 3]
+    assert not info["seats"][0]["auto"], "the reading player went to 托管"
+    sync_api.expect(alice.locator("dialog.modal .settlement")).to_be_visible()
+    sync_api.expect(bob.locator(".gate-bar")).to_be_visible()
+    shot(bob, f"people-gate-{tag}.png")
+    alice.locator("dialog.modal .buttons button").click()
+    for p in (alice, bob):
+        sync_api.expect(p.locator(".gate-bar")).to_have_count(0)
+        sync_api.expect(p.locator(".hand-no")).to_contain_text("2")
+    # hand 2 through its end: the score history lists both hands afterwards
+    play_both_until([alice, bob], "dialog.modal .settlement", 240)
+    for p in (alice, bob):
+        p.locator("dialog.modal .buttons button").click()
+    for p in (alice, bob):
+        sync_api.expect(p.locator(".hand-no")).to_contain_text("3")
+    alice.click("button.history-btn")
+    sync_api.expect(alice.locator("dialog.modal table.history tbody tr")).to_have_count(2)
+    shot(alice, f"people-history-{tag}.png")
+    alice.locator("dialog.modal .buttons button").click()
+    assert not room_of(alice, base, room_id)["seats"][0]["auto"]

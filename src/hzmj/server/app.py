@@ -117,7 +117,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @app.post("/api/rooms")
     async def create_room(body: CreateRoom) -> RoomCreated:
         rules = Rules.from_dict(body.rules)
-        room = await lobby().create(rules, body.name or "table", body.seed)
+        room = await lobby().create(rules, body.name, body.seed)  # "": the UI names it
         return RoomCreated(room_id=room.id)
 
     @app.get("/api/rooms")

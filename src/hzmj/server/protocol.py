@@ -183,6 +183,8 @@ class SnapshotMsg(_Model):
     state_id: int
     seat: int | None = Field(description="your seat; null for a spectator")
     view: Json | None = Field(description="hzmj view(seat); null before the match starts")
+    history: list[Json] = Field(default_factory=list, description="the 战绩: every finished "
+                                "hand's hand_end event, with its win event as `win` (or null)")
 
 
 class EventMsg(_Model):

@@ -652,7 +652,8 @@ class Room:
     def _send_snapshot(self, conn: Connection) -> None:
         m = self.match
         conn.send(SnapshotMsg(state_id=m.state_id if m else 0, seat=conn.seat,
-                              view=m.view(conn.seat) if m else None))
+                              view=m.view(conn.seat) if m else None,
+                              history=_history(m, conn.seat) if m else []))
         seat = conn.seat
         now = time.monotonic()
         if (m is not None and seat is not None and seat in self.demands and self.gate is None
@@ -795,6 +796,21 @@ class Lobby:
                     conn.close(1012, "server restarting")
         await asyncio.gather(*(r.stop_actor() for r in self.rooms.values()))
         self.thinker.close()
+
+
+def _history(match: Match, seat: int | None) -> list[dict[str, Any]]:
+    """Every finished hand's ``hand_end`` (as ``seat`` sees it; hands are open at the
+    end, RULES §13) with the hand's ``win`` event attached."""
+    out: list[dict[str, Any]] = []
+    win: dict[str, Any] | None = None
+    for e in match.log:
+        if e.type == "hand_start":
+            win = None
+        elif e.type == "win":
+            win = e.for_seat(seat)
+        elif e.type == "hand_end":
+            out.append({**e.for_seat(seat), "win": win})
+    return out
 
 
 def _epoch_ms(deadline: float) -> int:

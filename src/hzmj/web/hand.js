@@ -1,11 +1,12 @@
 // The own seat's hand and action bars: select and discard tiles by mouse, touch or
 // keyboard; 胡 / 杠 / 碰 / 吃 / 过 as one-click buttons, one per choice.
 
-import { bi, t } from "./i18n.js";
+import { bi, getLang, t } from "./i18n.js";
 import {
-  discardsElement, h, meldElement, seatBadges, seatLabels, seatName, tileOpts, turnChip,
+  discardsElement, h, meldElement, presenceChips, seatBadges, seatLabels, seatName, tileOpts,
+  turnChip,
 } from "./render.js";
-import { sortTiles, tileElement } from "./tiles.js";
+import { sortTiles, tileElement, tileLabel } from "./tiles.js";
 
 const CLAIM_ORDER = ["win", "kong", "pong", "chow", "pass"];
 const KEYS = { win: "h", kong: "g", pong: "p", chow: "c", pass: "Escape" };
@@ -69,7 +70,7 @@ export function ownArea(ctx) {
     h("div.seat-head", {}, h("span.seat-pos.you", {}, t("you")), ...seatLabels(board, me, me),
       h("span.seat-name", {}, seatName(names, me)),
       h("span.points", {}, `${p.points} ${t("points")}`), ...seatBadges(board, me),
-      turnChip(board, me)),
+      ...presenceChips(ctx.presence), turnChip(board, me)),
     discardsElement(board, me),
     h("div.countdown", { hidden: true }, h("div.bar"), h("span.secs")),
     h("div.hand-row", {}, melds, handRow),
@@ -110,7 +111,15 @@ function actionBar(ctx) {
           .map((x) => tileElement(x, opts))) : null));
     }
   }
-  return h("div.claim-bar", { role: "toolbar" }, buttons);
+  // the discard being claimed, large, with whose it is and the window's clock (RULES §6.3)
+  const claim = board.claim && actions.some((a) => a.type === "pass")
+    ? h("div.claim-offer", {},
+      tileElement(board.claim.tile, { ...tileOpts(board), large: true }),
+      h("span.claim-text", {}, t("claim_on", seatName(ctx.names, board.claim.from),
+        tileLabel(board.claim.tile, getLang()))),
+      ctx.deadline ? h("span.claim-clock", { dataset: { deadline: ctx.deadline } }) : null)
+    : null;
+  return h("div.claim-bar", { role: "toolbar" }, claim, h("div.claim-buttons", {}, buttons));
 }
 
 /** Keyboard: arrows move, Enter / Space discard, 1–9 and 0 pick a tile, h g p c Esc claim. */
