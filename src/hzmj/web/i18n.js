@@ -159,7 +159,7 @@ const STRINGS = {
   winning_hand: ["胡牌", "Winning hand"],
   baotou_line: ["爆头：将（对子）= 胡的那张 + 一张财神，×2 起", "爆头 (baotou): the pair is the winning tile plus a 财神; ×2 and up"],
   plays_as: ["当{0}", "as {0}"],
-  standin_note: ["白板替{0}（不是财神）", "white dragon standing in for {0} (not a wild)"],
+  standin_note: ["白板当{0}", "white dragon as {0}"],
   share_formula: ["{0} × M {1} × 底分 {2}", "{0} × M {1} × base {2}"],
   factor_line: ["庄家倍数", "Dealer factor"],
   m_line: ["番数 M", "Multiplier M"],

@@ -72,6 +72,12 @@ export function seatName(names, i) {
   return names?.[i] || t("seat_no", i + 1);
 }
 
+/** "2号位 Bob": the seat number (from 1) with the name, where payments are read. */
+export function seatLabel(names, i) {
+  const name = names?.[i];
+  return name ? `${t("seat_no", i + 1)} ${name}` : t("seat_no", i + 1);
+}
+
 /** A link to a paragraph of the rule book (/rules, docs/rules.md): "§6.5". */
 export function ruleLink(number, label) {
   return h("a.rule-ref", { href: `/rules#s${number}`, target: "_blank", rel: "noopener",
@@ -320,7 +326,8 @@ function factorLines(board, he, win, rules) {
   const level = Math.min(3, he.level);
   const lines = [
     h("li.m-line", {}, h("b", {}, `${t("m_line")} = ${sc.multiplier}`), " · ",
-      patternName(sc.names), formula ? ` · ${formula}` : "", " ", ruleLink("9.1")),
+      patternName(sc.names), formula && formula !== `M = ${sc.multiplier}` ? ` · ${formula}` : "",
+      " ", ruleLink("9.1")),
   ];
   if (sc.baotou) lines.push(h("li.baotou-line", {}, t("baotou_line"), " ", ruleLink("7.3")));
   if (win.self_draw && chain.length) {
@@ -373,17 +380,13 @@ export function settlementElement(current, he, names) {
   if (he.result === "draw") {
     parts.push(h("p.result", {}, t("draw_game"), " ", ruleLink("8.6")));
   } else {
-    const how = win?.self_draw ? t("self_drawn", seatName(names, he.winner))
-      : t("won_on", seatName(names, he.winner), seatName(names, he.from));
+    const how = win?.self_draw ? t("self_drawn", seatLabel(names, he.winner))
+      : t("won_on", seatLabel(names, he.winner), seatLabel(names, he.from));
     parts.push(h("p.result", {}, h("b", {}, how)));
     if (win?.score) {
       parts.push(h("p.patterns", {}, h("b.pattern-name", {}, patternName(win.score.names)),
         ` · M = ${win.score.multiplier}`));
       parts.push(winningHand(board, win));
-      const melds = board.players?.[he.winner]?.melds || [];
-      if (melds.length) {
-        parts.push(h("div.win-melds", {}, melds.map((m) => meldElement(board, m, names))));
-      }
       parts.push(factorLines(board, he, win, rules));
     }
   }
@@ -396,7 +399,7 @@ export function settlementElement(current, he, names) {
     byPayer.get(p.from).push(p);
   }
   const rows = [...byPayer.entries()].map(([from, list]) => h("li.payer", { dataset: { seat: from } },
-    h("b", {}, seatName(names, from)), ` → ${seatName(names, list[0].to)}: `,
+    h("b", {}, seatLabel(names, from)), ` → ${seatLabel(names, list[0].to)}: `,
     h("b.amount", {}, `${list.reduce((a, p) => a + p.amount, 0)} ${t("points")}`),
     h("ul", {}, list.map((p) => h("li.payment", {}, `${p.amount} · `, bi(p.reason_zh, p.reason_en),
       " ", paymentWhy(p, sh[p.from], total, rules).map((x) => h("span.why", {}, `= ${x}`)))))));
@@ -410,11 +413,13 @@ export function settlementElement(current, he, names) {
     parts.push(h("details.notes", {}, h("summary", {}, t("reading")),
       h("ul", {}, [...he.notes, ...(win?.score?.explanation || [])].map((x) => h("li", {}, linkRules(x))))));
   }
-  parts.push(h("table.deltas", {}, h("tbody", {}, he.deltas.map((d, i) => h("tr", {},
-    h("td", {}, seatName(names, i), i === he.dealer ? ` (${t("dealer")})` : ""),
+  // each seat's change and total, its hand on a row of its own (room on a phone)
+  parts.push(h("table.deltas", {}, h("tbody", {}, he.deltas.map((d, i) => [h("tr", {},
+    h("td", {}, seatLabel(names, i), i === he.dealer ? ` (${t("dealer")})` : ""),
     h("td.delta", { dataset: { sign: Math.sign(d) } }, d > 0 ? `+${d}` : String(d)),
-    h("td", {}, `${he.points[i]} ${t("points")}`),
-    h("td.hand", {}, i === he.winner ? null : handTiles(board, he.hands?.[i])))))));
+    h("td.total", {}, `${he.points[i]} ${t("points")}`)),
+    i === he.winner ? null : h("tr.hand-row", {}, h("td.hand", { colspan: 3 },
+      handTiles(board, he.hands?.[i])))]))));
   return h("div.settlement", {}, parts);
 }
 
@@ -422,14 +427,14 @@ export function settlementElement(current, he, names) {
 export function historyElement(history, names, n) {
   if (!history?.length) return h("p", {}, "—");
   const head = h("tr", {}, h("th", {}, t("hand_col")), h("th", {}, t("result_col")),
-    Array.from({ length: n }, (_, i) => h("th", {}, seatName(names, i))));
+    Array.from({ length: n }, (_, i) => h("th", {}, seatLabel(names, i))));
   const rows = history.map((he) => {
     let result = t("draw_game");
     if (he.result === "win") {
       const name = patternName(he.win?.score?.names);
       result = he.from === null || he.from === undefined
-        ? `${t("self_drawn", seatName(names, he.winner))} ${name}`
-        : `${t("won_on", seatName(names, he.winner), seatName(names, he.from))} ${name}`;
+        ? `${t("self_drawn", seatLabel(names, he.winner))} ${name}`
+        : `${t("won_on", seatLabel(names, he.winner), seatLabel(names, he.from))} ${name}`;
     }
     return h("tr", {}, h("td", {}, String(he.hand_no)), h("td.hist-result", {}, result),
       he.deltas.map((d, i) => h("td.hist-cell", {},
@@ -443,7 +448,7 @@ export function finalElement(me, names) {
   return h("table.final", {},
     h("thead", {}, h("tr", {}, h("th", {}, t("rank")), h("th", {}, t("seat")), h("th", {}, t("total")))),
     h("tbody", {}, me.ranking.map((s, r) => h("tr", {},
-      h("td", {}, String(r + 1)), h("td", {}, seatName(names, s)), h("td", {}, String(me.points[s]))))));
+      h("td", {}, String(r + 1)), h("td", {}, seatLabel(names, s)), h("td", {}, String(me.points[s]))))));
 }
 
 /** A modal dialog; returns {close}. */
@@ -464,7 +469,7 @@ export function dialog(title, body, buttons) {
 
 /** One line describing an event, for the log. */
 export function eventLine(board, e, names) {
-  const who = (i) => seatName(names, i);
+  const who = (i) => seatLabel(names, i);
   const lang = getLang();
   switch (e.type) {
     case "hand_start": return `${t("hand_no", e.hand_no)} · ${t("dealer")} ${who(e.dealer)}`;
