@@ -66,6 +66,17 @@ def test_score_json_rules_15(args: list[str], m: int, zh: str, shape: str,
     assert out["win_tile"] == args[2]
 
 
+def test_score_and_waits_rules_5_2_white_dragon_stand_in_chow() -> None:
+    # flip mode, 财神 5p: the engine prints a chow of 4p 白 6p as [4pP6p] (RULES §1.2)
+    out = run_json("score", "123m789s11z22z[4pP6p]", "--win", "2z", "--caishen", "5p")
+    assert (out["hand"], out["win"], out["multiplier"]) == ("123m789s1122z[4pP6p]", True, 1)
+    assert out["reading"].endswith("| 4p 5p 6p")
+    out = run_json("waits", "123m789s11z22z[4pP6p]", "--caishen", "5p")
+    assert [w["tile"] for w in out["waits"]] == ["5p", "1z", "2z"]
+    assert "a 财神 (5p) cannot be part of a meld (RULES §5.3)" in run_error(
+        "score", "123m789s11z22z[456p]", "--win", "2z", "--caishen", "5p")
+
+
 def test_score_json_no_win_rules_15_e14_must_baotou() -> None:
     out = run_json("score", "4m5m6m111p222s333s1z", "--win", "1z", "--caishen", "5m",
                    "--rule", "must_baotou_with_caishen=true")

@@ -74,3 +74,71 @@ def test_gym_env_plays_one_seat_against_bots() -> None:
         rewards += reward
     assert info["hands"] == 1
     assert rewards == info["points"][2]
+
+
+def _play_gym(env: HzmjSeatEnv, seed: int) -> tuple[float, dict[str, object], int]:
+    """Play one episode with the last legal index; (sum of rewards, last info, steps)."""
+    obs, info = env.reset(seed=seed)
+    total, steps, done = 0.0, 0, False
+    while not done:
+        legal = np.flatnonzero(obs["action_mask"])
+        assert legal.size or info.get("terminated"), "an all-zero mask must mean terminated"
+        obs, reward, done, trunc, info = env.step(int(legal[-1]) if legal.size else 0)
+        assert not trunc
+        total += reward
+        steps += 1
+    return total, info, steps
+
+
+def test_gym_env_pays_a_hand_the_bots_finish_before_the_learners_first_decision() -> None:
+    # RULES §10: white mode, seed 4210: seat 3 self-draws before seat 0 has a decision
+    env = HzmjSeatEnv(Rules(caishen_mode="white"), seat=0, max_hands=2)
+    obs, info = env.reset(seed=4210)
+    assert info["hands"] == 1 and info["points"][0] == -1 and not info["terminated"]
+    total, info, _ = _play_gym(env, 4210)
+    assert info["hands"] == 2 and total == info["points"][0]  # the -1 is not lost
+
+
+def test_gym_env_episode_over_at_reset_says_terminated() -> None:
+    env = HzmjSeatEnv(Rules(caishen_mode="white"), seat=0, max_hands=1)
+    obs, info = env.reset(seed=4210)
+    assert info["terminated"] and not obs["action_mask"].any()
+    obs, reward, term, trunc, info = env.step(0)
+    assert (reward, term, trunc, info["hands"]) == (-1.0, True, False, 1)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+
+
+@pytest.mark.parametrize("max_hands", [1, 2, None])
+def test_gym_env_rewards_add_up_to_the_final_points(max_hands: int | None) -> None:
+    # the seeds include 4210, where a bot wins before seat 0's first decision
+    rules = Rules(caishen_mode="white", hands=8)
+    for seed in range(4200, 4200 + (30 if max_hands else 3)):
+        seat = seed % 4 if max_hands is None else 0
+        env = HzmjSeatEnv(rules, seat=seat, max_hands=max_hands)
+        total, info, _ = _play_gym(env, seed)
+        points = info["points"]
+        assert isinstance(points, list)
+        assert total == points[seat], seed
+        assert info["hands"] == (max_hands or 8)
+
+
+@pytest.mark.parametrize("mode", ["white", "flip"])
+def test_pettingzoo_rewards_add_up_to_the_final_points(mode: str) -> None:
+    for seed in range(20):
+        env = HzmjAECEnv(Rules(caishen_mode=mode), max_hands=1 + seed % 3)
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        total = {a: 0.0 for a in env.possible_agents}
+        assert env.match is not None
+        match = env.match
+        for agent in env.agent_iter(max_iter=100_000):
+            obs, reward, term, trunc, _ = env.last()
+            total[agent] += reward
+            if term or trunc:
+                env.step(None)
+                continue
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        assert not env.agents  # every agent saw its termination
+        assert len(match.results) == 1 + seed % 3
+        assert [total[f"seat_{i}"] for i in range(4)] == match.points(), seed

@@ -195,6 +195,27 @@ def test_rules_5_5_caishen_lock_allows_concealed_kong_only_with_the_drawn_tile()
     assert offered(m, 2) == ["discard 4m"]  # the replacement must go too
 
 
+def test_rules_5_5_no_second_kong_on_the_replacement_under_the_lock() -> None:
+    # seat 1 is locked, konges 7p with its drawn 7p and replaces with 1z while holding 1z1z1z
+    m = deal("389m258p1955s234z5z", "777p111z258m258s3z", draws="7p", replacements="1z",
+             players=2)
+    play(m, "0 discard 5z")
+    assert m.lock == 0 and offered(m, 1) == ["kong 7p concealed", "discard 7p"]
+    events = act(m, "1 kong 7p concealed")
+    assert ev(events, "draw")["tile"] == "1z" and ev(events, "draw")["replacement"] is True
+    assert offered(m, 1) == ["discard 1z"]  # no kong 1z: one kong per draw under the lock
+    with pytest.raises(IllegalActionError):
+        act(m, "1 kong 1z concealed")
+
+
+def test_rules_5_5_replacement_that_wins_may_still_win_under_the_lock() -> None:
+    # seat 1 is locked; its replacement 3z pairs the lone 3z: a self-drawn win (gangkai)
+    m = deal("389m258p1955s234z5z", "777p123m456m789s3z", draws="7p", replacements="3z",
+             players=2)
+    play(m, "0 discard 5z", "1 kong 7p concealed")
+    assert offered(m, 1) == ["win", "discard 3z"]
+
+
 def test_rules_5_5_the_locker_is_free_and_its_plain_discard_ends_the_lock() -> None:
     m = _locked_table()
     play(m, "0 discard 5z", "1 discard 9p", "2 kong 7s concealed", "2 discard 4m")

@@ -571,3 +571,22 @@ def test_two_people_and_two_bots_through_the_ready_gate(
     shot(alice, f"people-history-{tag}.png")
     alice.locator("dialog.modal .buttons button").click()
     assert not room_of(alice, base, room_id)["seats"][0]["auto"]
+
+
+def test_reveal_melds_render_their_physical_tiles(server: _Server, page_at: Any) -> None:
+    """RULES §1.2, §5.2: the hand-end reveal's meld notation, as the engine prints it (a
+    white dragon standing in written ``P``), renders the meld's physical tiles."""
+    from hzmj.rules import Rules as _Rules
+    from test_meld_notation import play_and_check
+
+    melds = {text: tiles for seed in range(8)
+             for text, tiles in play_and_check(_Rules(players=4), seed, hands=3)}
+    melds.update({"[4pP6p]": ["4p", "5z", "6p"], "[P23m]": ["5z", "2m", "3m"],
+                  "(5555z)": ["5z"] * 4, "{1111z}": ["1z"] * 4})
+    page = page_at(390, 300)
+    page.goto(server.base + "/")
+    rendered = page.evaluate("""async (texts) => {
+      const { meldTiles } = await import('/static/render.js');
+      return Object.fromEntries(texts.map((x) => [x, meldTiles(x)]));
+    }""", list(melds))
+    assert rendered == melds

@@ -144,15 +144,13 @@ def parse_hand_arg(text: str, sizes: Sequence[int], caishen: Tile,
     ``extra`` tiles (the winning tile) against RULES §1.1, §4.5 and §5.3, and against
     缺一门 (no bamboo, §3) when ``rules`` drop bamboo."""
     try:
-        hand = parse_hand(text)
+        hand = parse_hand(text, caishen)  # RULES §5.2–5.3 for the melds
     except TileParseError as exc:
         fail(str(exc))
     if hand.size not in sizes:
         wanted = " or ".join(str(s) for s in sizes)
         fail(f"HAND must have {wanted} tiles (kongs counted as 3), got {hand.size} "
              f"in {text!r}")
-    if any(caishen in m.tiles for m in hand.melds):
-        fail(f"a 财神 ({tile_name(caishen)}) cannot be part of a meld (RULES §5.3)")
     counts = counts_of(hand.all_tiles() + list(extra))
     if rules is not None and rules.drop_bamboo and any(counts[18:27]):
         fail("drop_bamboo (缺一门) removes every bamboo tile, but the hand holds some "
@@ -183,7 +181,7 @@ def tiles_text(tiles: Sequence[Tile]) -> str:
 
 
 def hand_text(hand: Hand) -> str:
-    melds = " ".join(f"{tiles_text(m.tiles)} {m.notation()}" for m in hand.melds)
+    melds = " ".join(f"{tiles_text(m.physical_tiles)} {m.notation()}" for m in hand.melds)
     return f"{tiles_text(sorted(hand.concealed))}  {melds}".rstrip()
 
 

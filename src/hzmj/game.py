@@ -325,6 +325,7 @@ class Match:
         self.turn = self.dealer
         self.phase = "turn"
         self.drew = True
+        self.replaced = False  # the tile just drawn is a kong replacement (RULES §5.5)
         self.last_draw: Tile | None = None  # None with drew=True: the dealer's dealt 14 (§4.7)
         self.lock: int | None = None  # RULES §5.5
         self.tan: dict[tuple[int, int], int] = {}
@@ -392,8 +393,11 @@ class Match:
             if len(st.concealed) - len(kinds) >= 3:  # some kind may be held four times
                 counts = counts_of(st.concealed)
                 for k in kinds:
-                    if counts[k] == 4 and k != cs and (not locked or k == drawn):
-                        out.append(Kong(seat, k, "concealed"))  # RULES §5.3, §5.5
+                    # RULES §5.5, §14.12: a locked player may kong once, with the tile just drawn;
+                    # never again on the replacement
+                    if counts[k] == 4 and k != cs and (
+                            not locked or (k == drawn and not self.replaced)):
+                        out.append(Kong(seat, k, "concealed"))  # RULES §5.3
             if not locked:  # RULES §14.3: no added kong under the lock
                 for m in st.melds:
                     if m.kind is MeldKind.PONG and m.tiles[0] in held:
@@ -455,7 +459,8 @@ class Match:
             st.hidden_kongs.add(len(st.melds) - 1)
             self._emit({"type": "kong", "seat": seat, "kind": "concealed", "tile": _NAMES[k],
                         "from": None}, {"tile": seat})
-        else:  # added kong (补杠); robbing a kong is not allowed (RULES §8.4)
+        else:  # added kong (补杠); robbing a kong is not allowed (RULES §8.4); it turns a
+            # pong already counted into a kong and adds no 摊 (RULES §14.11)
             idx = next(i for i, m in enumerate(st.melds)
                        if m.kind is MeldKind.PONG and m.tiles[0] == k)
             old = st.melds[idx]
@@ -481,6 +486,7 @@ class Match:
         self.turn = seat
         self.phase = "turn"
         self.drew = True
+        self.replaced = replacement
         self.last_draw = t
         self._emit({"type": "draw", "seat": seat, "tile": _NAMES[t],
                     "replacement": replacement, "live": self.live_count}, {"tile": seat})
@@ -492,14 +498,14 @@ class Match:
             return
         t = self.wall[self.head]
         self.head += 1
-        if self.seats[seat].hidden_kongs:
+        if self.seats[seat].hidden_kongs:  # RULES §6.7, §14.12: the go-around has passed
             self._show_kongs(seat)
         self._give(seat, t, replacement=False)
 
     def _show_kongs(self, seat: int) -> None:
         """RULES §6.7: a concealed kong is shown once a go-around has passed, i.e. when
         play comes back to its owner (a draw from the wall or a claim, not a
-        replacement within the same turn; docs/rules-decisions.md #2)."""
+        replacement within the same turn; RULES §14.12, docs/rules-decisions.md #2)."""
         st = self.seats[seat]
         for idx in sorted(st.hidden_kongs):
             self._emit({"type": "kong_shown", "seat": seat,
@@ -657,7 +663,7 @@ class Match:
             return
         st.missed_pong.clear()
         st.missed_win.clear()
-        if st.hidden_kongs:
+        if st.hidden_kongs:  # RULES §6.7, §14.12: a claim also ends the go-around
             self._show_kongs(seat)
         if st.chain.count("piao") >= 1:  # RULES §10.4 后半场承包
             st.feeders.add(giver)
@@ -665,10 +671,7 @@ class Match:
             a, b = action.tiles
             st.concealed.remove(a)
             st.concealed.remove(b)
-            cs = self._caishen
-            phys = tuple(sorted((a, b, t), key=lambda x: plays_as(x, cs) or 0))
-            played = tuple(sorted(plays_as(x, cs) or 0 for x in (a, b, t)))
-            meld = Meld(MeldKind.CHOW, played, giver, t, phys if phys != played else None)
+            meld = Meld.of(MeldKind.CHOW, (a, b, t), self._caishen, giver, t)  # RULES §5.2
             kind_name, is_chow = "chow", True
         else:
             n = 3 if isinstance(action, Kong) else 2
@@ -677,7 +680,7 @@ class Match:
             kind = MeldKind.EXPOSED_KONG if isinstance(action, Kong) else MeldKind.PONG
             meld = Meld(kind, (t,) * (n + 1), giver, t)
             kind_name, is_chow = ("kong" if isinstance(action, Kong) else "pong"), False
-        if is_chow or self.rules.pong_counts_as_tan:  # RULES §6.5
+        if is_chow or self.rules.pong_counts_as_tan:  # RULES §6.5, counted per ordered pair (§14.11)
             self.tan[(seat, giver)] = self.tan.get((seat, giver), 0) + 1
         st.melds.append(meld)
         data: dict[str, Any] = {"type": kind_name, "seat": seat, "from": giver,

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from hzmj.events import Action, Discard, action_from_json
 from hzmj.hand import Wait, discard_options, shanten, waits
-from hzmj.tiles import NUM_KINDS, WHITE, Hand, Meld, MeldKind, Tile, tile, tile_name
+from hzmj.tiles import NUM_KINDS, Hand, Meld, MeldKind, Tile, tile, tile_name
 
 
 class Adviser(Protocol):
@@ -34,10 +34,9 @@ def own_hand(view: dict[str, Any]) -> Hand:
 
 
 def _meld(m: dict[str, Any], caishen: Tile) -> Meld:
-    physical = sorted(tile(t) for t in m["tiles"])
-    # a white dragon plays as the 财神 kind (RULES §5.2); the meld keeps what it plays as
-    played = sorted(caishen if t == WHITE else t for t in physical)
-    return Meld(MeldKind(m["type"]), tuple(played), m["from"], physical=tuple(physical))
+    # a white dragon in a chow plays as the 财神 kind (RULES §5.2)
+    return Meld.of(MeldKind(m["type"]), [tile(t) for t in m["tiles"]], caishen, m["from"],
+                   tile(m["claimed"]) if m["claimed"] is not None else None)
 
 
 def visible_elsewhere(view: dict[str, Any]) -> list[int]:

@@ -333,7 +333,9 @@ def tan_limit(rules: Rules, *, taker: int, giver: int, dealer: int, level: int) 
     if not rules.three_tan_contract:
         return TAN_LIMIT
     if level >= 2 and dealer not in (taker, giver):
-        return TAN_LIMIT  # two non-dealers while the dealer is at level 2 or 3
+        # two non-dealers while the dealer is at level 2 or 3; the count is per ordered
+        # pair (taker from giver), each direction capped on its own (RULES §14.11)
+        return TAN_LIMIT
     return None
 
 

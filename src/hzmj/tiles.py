@@ -19,7 +19,10 @@ distinguished: the 136-tile set is four copies of each kind.
 Hand strings use the tenhou-style compact notation (``123m456p789s11z``) with melds in
 brackets: ``[123m]`` chow, ``[999s]`` exposed pong, ``[9999s]`` exposed kong,
 ``(9999s)`` concealed kong, ``{9999s}`` added kong (a pong upgraded by the owner).
-:func:`parse_hand` and :func:`format_hand` round-trip.
+In ``flip`` mode a chow may hold a white dragon standing in for the 财神 kind (RULES
+§5.2); it is written ``P`` in its place: ``[4pP6p]`` with 财神 5p.  Such a meld parses
+only with the 财神 known (``parse_hand(text, caishen=...)``).  :func:`parse_hand` and
+:func:`format_hand` round-trip.
 """
 
 from __future__ import annotations
@@ -254,6 +257,26 @@ class Meld:
         """The physical tiles of the meld (for counting and display)."""
         return self.physical if self.physical is not None else self.tiles
 
+    @classmethod
+    def of(cls, kind: MeldKind, physical: Sequence[Tile], caishen: Tile,
+           source: int | None = None, claimed: Tile | None = None) -> Meld:
+        """The meld of ``kind`` made of the ``physical`` tiles with ``caishen`` the 财神 kind.
+
+        In a chow a white dragon plays as the 财神 kind (``flip`` mode, RULES §5.2): ``tiles``
+        are then the kinds played and ``physical`` the real tiles in the same order.  A pong
+        or kong keeps its tiles (of white dragons, it is kept as white dragons).  Raises
+        ``ValueError`` if a 财神 tile is in the meld (RULES §5.3) or the tiles make no
+        ``kind``.
+        """
+        if caishen in physical:
+            raise ValueError(f"a 财神 ({tile_name(caishen)}) cannot be part of a meld "
+                             "(RULES §5.3)")
+        if kind is not MeldKind.CHOW or caishen == WHITE or WHITE not in physical:
+            return cls(kind, tuple(sorted(physical)), source, claimed)
+        order = sorted(physical, key=lambda t: caishen if t == WHITE else t)
+        played = tuple(caishen if t == WHITE else t for t in order)
+        return cls(kind, played, source, claimed, tuple(order))
+
     def __post_init__(self) -> None:
         ts = self.tiles
         if list(ts) != sorted(ts):
@@ -282,7 +305,11 @@ class Meld:
         return self.kind is MeldKind.CONCEALED_KONG
 
     def notation(self) -> str:
-        body = format_tiles(self.tiles)
+        """``[…]``, ``(…)`` or ``{…}`` around the physical tiles, a white dragon standing
+        in written ``P`` in the place it plays (``[4pP6p]``, RULES §1.2, §5.2)."""
+        body = format_tiles(self.tiles) if self.physical is None else "".join(
+            "P" if t == WHITE else format_tiles(run, sort=False)
+            for t, run in _runs(self.physical))
         if self.kind is MeldKind.CONCEALED_KONG:
             return f"({body})"
         if self.kind is MeldKind.ADDED_KONG:
@@ -310,10 +337,21 @@ class Hand:
         return out
 
 
+def _runs(tiles: Sequence[Tile]) -> list[tuple[Tile, list[Tile]]]:
+    """Split ``tiles`` at each white dragon: (white, []) or (first tile, run without one)."""
+    out: list[tuple[Tile, list[Tile]]] = []
+    for t in tiles:
+        if t != WHITE and out and out[-1][0] != WHITE:
+            out[-1][1].append(t)
+        else:
+            out.append((t, [] if t == WHITE else [t]))
+    return out
+
+
 _BRACKETS: Final = {"[": "]", "(": ")", "{": "}"}
 
 
-def _meld_from(text: str, pos: int, opener: str, tiles: list[Tile]) -> Meld:
+def _meld_from(text: str, pos: int, opener: str, tiles: list[Tile], caishen: Tile | None) -> Meld:
     ts = tuple(sorted(tiles))
     if opener == "(":
         kind = MeldKind.CONCEALED_KONG
@@ -326,17 +364,22 @@ def _meld_from(text: str, pos: int, opener: str, tiles: list[Tile]) -> Meld:
     else:
         kind = MeldKind.CHOW
     try:
-        return Meld(kind, ts)
+        return Meld(kind, ts) if caishen is None else Meld.of(kind, tiles, caishen)
     except ValueError as exc:
-        raise TileParseError(text, pos, f"not a valid meld: {exc}") from None
+        hint = (" (a white dragon stands in for the 财神 kind only when the 财神 is given)"
+                if caishen is None and WHITE in ts and kind is MeldKind.CHOW else "")
+        raise TileParseError(text, pos, f"not a valid meld: {exc}{hint}") from None
 
 
-def parse_hand(text: str) -> Hand:
+def parse_hand(text: str, caishen: Tile | None = None) -> Hand:
     """Parse a hand string with optional melds, e.g. ``"123m456m789p2z[9999s]"``.
 
     ``[…]`` is an exposed chow, pong or kong, ``(…)`` a concealed kong, ``{…}`` an added
-    kong.  Raises :class:`TileParseError` for malformed notation, an invalid meld (e.g.
-    ``[124m]``), an unclosed bracket, or a fifth copy of a kind counted over the whole hand.
+    kong.  With ``caishen`` (the 财神 kind) given, melds follow RULES §5.2–5.3: a chow may
+    hold a white dragon standing in (``[4pP6p]`` with 财神 5p, see :meth:`Meld.of`) and
+    no meld may hold a 财神.  Raises :class:`TileParseError` for malformed notation, an
+    invalid meld (e.g. ``[124m]``), an unclosed bracket, or a fifth copy of a kind
+    counted over the whole hand.
     """
     concealed: list[tuple[Tile, int]] = []
     melds: list[Meld] = []
@@ -352,7 +395,7 @@ def parse_hand(text: str) -> Hand:
             inner = _scan(text, i + 1, close)
             if not inner:
                 raise TileParseError(text, i, "empty meld")
-            melds.append(_meld_from(text, i, ch, [t for t, _ in inner]))
+            melds.append(_meld_from(text, i, ch, [t for t, _ in inner], caishen))
             all_pairs.extend(inner)
             i = close + 1
             continue

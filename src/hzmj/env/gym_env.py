@@ -4,8 +4,15 @@ Observation: ``{"observation": float32 (14, 34), "action_mask": int8 (74,)}`` as
 :mod:`hzmj.env.encoding`; action: an index of that module.  The other seats are played by
 bots from :mod:`hzmj.bots.registry` (``opponents``, default ``efficiency``), seeded from
 the episode seed.  Reward: the learner's settlement delta in points when a hand ends
-(RULES §10).  An episode is one match, or ``max_hands`` hands.  An action outside the
-mask raises ``ValueError``.
+(RULES §10); the rewards of an episode always add up to the learner's final points minus
+its starting points.  A hand the bots finish before the learner's first decision is paid
+with the first ``step``'s reward (``reset`` cannot return one).  An episode is one match,
+or ``max_hands`` hands.  An action outside the mask raises ``ValueError``.
+
+If the episode is over before the learner ever acts (e.g. ``max_hands=1`` and a bot wins
+at once), ``reset`` returns an all-zero mask and ``info["terminated"] = True``; the next
+``step`` (any index of the action space) returns that reward with ``terminated=True``.
+A ``step`` after termination raises ``RuntimeError`` until ``reset``.
 """
 
 from __future__ import annotations
@@ -45,6 +52,8 @@ class HzmjSeatEnv(gym.Env[dict[str, Any], Any]):
         self.match: Match | None = None
         self._bots: dict[int, Bot] = {}
         self._legal: dict[int, Action] = {}
+        self._pending = 0.0  # reward earned while no step could return it (at reset)
+        self._finished = True  # the last step returned terminated: reset before stepping
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -55,9 +64,10 @@ class HzmjSeatEnv(gym.Env[dict[str, Any], Any]):
         self.match = Match(self.rules, match_seed)
         self._bots = {s: make_bot(self.opponents, derive_seed(match_seed, s))
                       for s in range(self.rules.players) if s != self.seat}
-        reward = self._advance(0)
-        del reward
-        return self._obs(), {"seed": match_seed}
+        self._pending = self._advance(0)
+        self._finished = False
+        return self._obs(), {"seed": match_seed, "terminated": self._done(),
+                             **self._info()}
 
     def _advance(self, hands_before: int) -> float:
         """Let the bots play until the learner must act or the episode ends."""
@@ -88,13 +98,23 @@ class HzmjSeatEnv(gym.Env[dict[str, Any], Any]):
         return {"observation": encode_view(self.match.view(self.seat)),
                 "action_mask": action_mask(self._legal)}
 
-    def step(self, action: int) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+    def _info(self) -> dict[str, Any]:
         assert self.match is not None
-        if int(action) not in self._legal:
+        return {"points": self.match.points(), "hands": len(self.match.results)}
+
+    def step(self, action: int) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        if self.match is None or self._finished:
+            raise RuntimeError("the episode is over: call reset() first")
+        over = self._done()  # over before the learner's first decision: only pay out
+        if over and not self.action_space.contains(int(action)):
+            raise ValueError(f"action {action} is not in the action space")
+        if not over and int(action) not in self._legal:
             raise ValueError(f"action {action} is not legal (legal: {sorted(self._legal)})")
-        hands_before = len(self.match.results)
-        self.match.apply(self._legal[int(action)])
-        reward = self._advance(hands_before)
+        reward, self._pending = self._pending, 0.0
+        if not over:
+            hands_before = len(self.match.results)
+            self.match.apply(self._legal[int(action)])
+            reward += self._advance(hands_before)
         done = self._done()
-        info = {"points": self.match.points(), "hands": len(self.match.results)}
-        return self._obs(), reward, done, False, info
+        self._finished = done
+        return self._obs(), reward, done, False, self._info()

@@ -2,7 +2,7 @@
 // Shared by the live table (table.js) and the replay page (replay.js).
 
 import { bi, botName, getLang, levelName, t } from "./i18n.js";
-import { sortTiles, tileElement, tileLabel } from "./tiles.js";
+import { parseNotation, sortTiles, tileElement, tileLabel } from "./tiles.js";
 
 /** Create an element: h("div#id.a.b", {attrs}, ...children). */
 export function h(spec, attrs = {}, ...children) {
@@ -255,11 +255,9 @@ export function centreInfo(board, names) {
   );
 }
 
-/** Tiles of a meld in notation ("[567p]", "(2222p)"). */
-function meldTiles(notation) {
-  const body = notation.replace(/[[\]()]/g, "");
-  const suit = body.slice(-1);
-  return [...body.slice(0, -1)].map((r) => r + suit);
+/** Tiles of a meld in notation ("[567p]", "(2222p)", "[4pP6p]": 白 standing in, §5.2). */
+export function meldTiles(notation) {
+  return parseNotation(notation.slice(1, -1));
 }
 
 function handTiles(board, hand) {

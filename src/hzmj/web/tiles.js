@@ -31,6 +31,26 @@ export function parseTile(name) {
   return { rank: Number(name[0]), suit: name[1] };
 }
 
+const HONOR_LETTERS = { E: "1z", S: "2z", W: "3z", N: "4z", P: "5z", F: "6z", C: "7z" };
+
+/**
+ * Tile names of a RULES §1.2 notation string, order kept: "4pP6p" → ["4p", "5z", "6p"]
+ * (digits share the suit letter after them; E S W N P F C are single honours, `P` being
+ * a white dragon, e.g. one standing in for the 财神 kind in a chow, RULES §5.2).
+ */
+export function parseNotation(text) {
+  const out = [];
+  let ranks = [];
+  for (const ch of text) {
+    if (ch >= "1" && ch <= "9") ranks.push(ch);
+    else if ("mpsz".includes(ch)) {
+      out.push(...ranks.map((r) => r + ch));
+      ranks = [];
+    } else if (HONOR_LETTERS[ch]) out.push(HONOR_LETTERS[ch]);
+  }
+  return out;
+}
+
 /** Sort key: suit order then rank; `caishen` tiles first, white stand-ins at the 财神 kind. */
 export function tileKey(name, caishen, standIn) {
   if (caishen && name === caishen) return -1;
