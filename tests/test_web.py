@@ -343,6 +343,16 @@ def test_room_option_errors_show_next_to_the_field_and_english_toggle(
     page.click("button.lang")
     sync_api.expect(page.locator("form.create h2")).to_have_text("Create a room")
     page.click("button.lang")
+    # a lobby option opens its paragraph of the rule book
+    with page.context.expect_page() as opened:
+        page.locator('[data-option="pong_counts_as_tan"] a.rule-ref').click()
+    rules = opened.value
+    rules.wait_for_load_state()
+    assert rules.url.endswith("/rules#s6.5")
+    sync_api.expect(rules.locator("h3#s6\\.5")).to_be_in_viewport()
+    sync_api.expect(rules.locator("h3#s6\\.5")).to_contain_text("摊")
+    assert no_horizontal_scroll(rules)
+    shot(rules, "rules.png")
 
 
 def test_white_dragon_stand_in_shows_what_it_plays_as(server: _Server, page_at: Any) -> None:
@@ -406,8 +416,19 @@ def test_auto_play_to_the_final_table_then_the_replay(fast_server: _Server,
     record = page.request.get(f"{fast_server.base}/api/matches/{room_id}/record").json()
     page.goto(f"{fast_server.base}/replay/{room_id}")
     page.wait_for_selector(".replay-controls")
-    steps = 1 + len(record["actions"])  # the deal, then one step per action
+    # the deal, one step per action, and every hand's end apart from the next deal
+    steps = 1 + len(record["actions"]) + 7
     sync_api.expect(page.locator(".step-no")).to_contain_text(f"1 / {steps}")
+    assert "回放" in page.title() and "Alice" in page.title()  # the room's name
+    # autoplay stops at each hand's end with its settlement
+    page.locator("select.speed").select_option("4")
+    for hand in (1, 2):
+        page.click("button.play")
+        sync_api.expect(page.locator(".settlement-box > h3")).to_contain_text(f"第{hand}局",
+                                                                            timeout=60000)
+        sync_api.expect(page.locator("button.play")).to_contain_text("自动播放")
+        if hand == 1:
+            shot(page, "replay-hand-end.png")
     first = page.locator(".step-no").inner_text()
     page.click("button.next")
     page.click("button.next")
@@ -417,7 +438,8 @@ def test_auto_play_to_the_final_table_then_the_replay(fast_server: _Server,
     page.locator("select.show-hand").select_option("1")
     page.click("button.last")
     sync_api.expect(page.locator(".final-box")).to_be_visible()
-    sync_api.expect(page.locator(".final-box tbody tr")).to_have_count(4)
+    sync_api.expect(page.locator(".final-box table.final tbody tr")).to_have_count(4)
+    sync_api.expect(page.locator(".final-box table.history tbody tr")).to_have_count(8)
     shot(page, "replay.png")
 
 
@@ -524,6 +546,13 @@ def test_two_people_and_two_bots_through_the_ready_gate(
     sync_api.expect(alice.locator(".spectator-count")).to_be_visible()
     sync_api.expect(watcher.locator(".backs").first).to_be_visible()
     assert watcher.locator(".hand .hand-tile").count() == 0  # no concealed tiles for a spectator
+    if width == 1280:  # the replay viewer streams a running match to a spectator
+        live = page_at(width, height)
+        live.goto(f"{base}/replay/{room_id}")
+        sync_api.expect(live.locator("main.replay.live .backs").first).to_be_visible()
+        assert live.locator(".open-hand").count() == 0
+        shot(live, "people-live-1280.png")
+        live.close()
 
     # phone sizes: own tiles ≥ 40 px, readable discards, backs with counts, no side scroll
     if width == 390:

@@ -412,7 +412,7 @@ export function settlementElement(current, he, names) {
       h("ul", {}, [...he.notes, ...(win?.score?.explanation || [])].map((x) => h("li", {}, linkRules(x))))));
   }
   // each seat's change and total, its hand on a row of its own (room on a phone)
-  parts.push(h("table.deltas", {}, h("tbody", {}, he.deltas.map((d, i) => [h("tr", {},
+  parts.push(h("table.deltas", {}, h("tbody", {}, he.deltas.flatMap((d, i) => [h("tr", {},
     h("td", {}, seatLabel(names, i), i === he.dealer ? ` (${t("dealer")})` : ""),
     h("td.delta", { dataset: { sign: Math.sign(d) } }, d > 0 ? `+${d}` : String(d)),
     h("td.total", {}, `${he.points[i]} ${t("points")}`)),
