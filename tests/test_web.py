@@ -199,8 +199,11 @@ def create_room_with_bots(page: Any, base: str, seed: int,
 
 
 def discard_drawn(page: Any, *, keyboard: bool = False) -> bool:
-    """Discard the drawn tile (select, then click again; or → and Enter)."""
+    """Discard the drawn tile, or the clock's choice when nothing was drawn (select, then
+    click again; or → and Enter)."""
     drawn = page.locator(".hand-tile.drawn.playable")
+    if not drawn.count():  # the dealer's first turn: the tile the clock would discard
+        drawn = page.locator(".hand-tile.default.playable")
     if not drawn.count():
         return False
     if keyboard:
@@ -288,10 +291,18 @@ def test_pong_through_the_claim_bar_then_reload_restores_the_seat(
     page = page_at(390, 844)
     page.goto(server.base + "/")
     assert no_horizontal_scroll(page), "lobby scrolls sideways at 390 px"
-    # a long claim window: a slow machine must not let the awaited pong expire unseen
-    create_room_with_bots(page, server.base, seed, numbers={"claim_seconds": 20})
+    # long clocks: on a loaded machine neither the awaited pong nor the turn after it (the
+    # hand compared across the reload) may be played by the clock unseen
+    create_room_with_bots(page, server.base, seed,
+                          numbers={"claim_seconds": 20, "turn_seconds": 90})
     play_until(page, ".claim-pong", 60, keyboard=False)
     sync_api.expect(page.locator(".claim-pass")).to_be_visible()
+    # the claim bar names the tile: large with whose discard it is, and on the button
+    sync_api.expect(page.locator(".claim-offer .tile.large")).to_be_visible()
+    offered = page.locator(".claim-offer .tile.large").get_attribute("data-tile")
+    sync_api.expect(page.locator(f'.claim-pong .claim-tiles .tile[data-tile="{offered}"]')
+                    ).to_have_count(1)
+    sync_api.expect(page.locator(".claim-clock")).to_contain_text("秒")
     assert no_horizontal_scroll(page), "table with the claim bar scrolls sideways at 390 px"
     shot(page, "table-390-claim.png")
     page.locator(".claim-pong").click()
@@ -315,6 +326,14 @@ def test_pong_through_the_claim_bar_then_reload_restores_the_seat(
     assert no_horizontal_scroll(page), "English table scrolls sideways at 390 px"
     shot(page, "table-390-en.png")
     page.click("button.lang")
+    # landscape phone: still no sideways scroll and own tiles of at least 40 px
+    page.set_viewport_size({"width": 844, "height": 390})
+    sync_api.expect(page.locator(".own .hand .hand-tile").first).to_be_visible()
+    assert no_horizontal_scroll(page), "landscape table scrolls sideways"
+    widths = page.locator(".own .hand .hand-tile").evaluate_all(
+        "nodes => nodes.map(n => n.getBoundingClientRect().width)")
+    assert min(widths) >= 40, widths
+    shot(page, "table-844-landscape.png")
 
 
 def test_room_option_errors_show_next_to_the_field_and_english_toggle(
@@ -353,6 +372,11 @@ def test_room_option_errors_show_next_to_the_field_and_english_toggle(
     sync_api.expect(rules.locator("h3#s6\\.5")).to_contain_text("摊")
     assert no_horizontal_scroll(rules)
     shot(rules, "rules.png")
+    # an unknown room: a friendly page in the UI's language, and no reconnecting
+    page.goto(server.base + "/room/no-such-room")
+    sync_api.expect(page.locator(".unknown-room")).to_contain_text("不存在")
+    page.wait_for_timeout(1500)
+    sync_api.expect(page.locator(".banner")).to_have_count(0)  # no "reconnecting…"
 
 
 def test_white_dragon_stand_in_shows_what_it_plays_as(server: _Server, page_at: Any) -> None:

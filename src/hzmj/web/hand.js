@@ -40,6 +40,9 @@ export function ownArea(ctx) {
   const p = board.players[me];
   const discardable = new Set(actions.filter((a) => a.type === "discard").map((a) => a.tile));
   const tiles = splitHand(board);
+  // the tile the clock would discard (RULES §8.7): the prompt's last action
+  const last = actions[actions.length - 1];
+  const clockTile = last?.type === "discard" ? tiles.lastIndexOf(last.tile) : -1;
   const drawnIndex = p.last_draw ? tiles.length - 1 : -1;
   const opts = tileOpts(board);
   const handRow = h("div.hand", { role: "listbox", "aria-label": "hand", tabindex: "0" },
@@ -50,6 +53,7 @@ export function ownArea(ctx) {
       node.tabIndex = -1;
       if (i === drawnIndex) node.classList.add("drawn");
       if (discardable.has(name)) node.classList.add("playable");
+      if (i === clockTile) node.classList.add("default");
       if (ctx.selected === i) node.classList.add("selected");
       if (ctx.hints?.byTile?.[name]?.best) node.classList.add("best");
       node.addEventListener("click", () => ctx.onSelect(i, name, { click: true }));
@@ -99,14 +103,16 @@ function actionBar(ctx) {
   const buttons = [];
   for (const [type, list] of groups) {
     for (const a of list) {
-      const tiles = type === "chow" ? [...a.tiles, board.claim?.tile].filter(Boolean)
-        : type === "kong" ? [a.tile] : [];
+      // every claim names its tile; a chow shows the run it makes (RULES §6.3)
+      const claimed = board.claim?.tile;
+      const tiles = type === "chow" ? [...a.tiles, claimed].filter(Boolean)
+        : type === "kong" ? [a.tile] : type === "pass" ? [] : [claimed].filter(Boolean);
       buttons.push(h(`button.claim.claim-${type}`, {
         onclick: () => ctx.onAction(a),
         title: list.length === 1 ? `${actionLabel(a)} [${KEYS[type]}]` : actionLabel(a),
         dataset: { action: type },
       }, h("span.claim-label", {}, type === "kong" && list.length > 1 ? actionLabel(a) : t(type)),
-      list.length > 1 || type === "chow"
+      tiles.length
         ? h("span.claim-tiles", {}, sortTiles(tiles, board.caishen, opts.standIn)
           .map((x) => tileElement(x, opts))) : null));
     }
