@@ -340,6 +340,18 @@ def test_room_option_errors_show_next_to_the_field_and_english_toggle(
         server: _Server, page_at: Any) -> None:
     page = page_at(1280)
     page.goto(server.base + "/")
+    # only the fields of the chosen match mode show (hidden wins over the field's CSS)
+    sync_api.expect(page.locator('[data-option="start_points"]')).to_be_hidden()
+    page.select_option("#opt-match_mode", '"points"')
+    sync_api.expect(page.locator('[data-option="start_points"]')).to_be_visible()
+    sync_api.expect(page.locator('[data-option="hands"]')).to_be_hidden()
+    page.select_option("#opt-match_mode", '"hands"')
+    # the sound switch is remembered by the browser
+    page.click("button.mute")
+    sync_api.expect(page.locator("button.mute")).to_have_attribute("aria-pressed", "true")
+    page.reload()
+    sync_api.expect(page.locator("button.mute")).to_have_attribute("aria-pressed", "true")
+    page.click("button.mute")
     page.fill("#player-name", "Bob")
     page.check("#opt-drop_bamboo")
     page.click("button.create-room")
@@ -624,6 +636,11 @@ def test_two_people_and_two_bots_through_the_ready_gate(
     shot(alice, f"people-history-{tag}.png")
     alice.locator("dialog.modal .buttons button").click()
     assert not room_of(alice, base, room_id)["seats"][0]["auto"]
+    # the lobby lists the browser's own matches
+    alice.goto(base + "/")
+    mine = alice.locator(f'.my-match[data-room="{room_id}"]')
+    sync_api.expect(mine).to_contain_text("进行中")
+    sync_api.expect(mine.locator("a.button")).to_have_attribute("href", f"/room/{room_id}")
 
 
 def test_reveal_melds_render_their_physical_tiles(server: _Server, page_at: Any) -> None:

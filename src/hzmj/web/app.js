@@ -1,5 +1,6 @@
 // Entry point of index.html: the lobby at /, a room (waiting room, then table) at /room/{id}.
 
+import { headerTools } from "./feedback.js";
 import { getLang, setLang, t } from "./i18n.js";
 import { renderLobby } from "./lobby.js";
 import { h } from "./render.js";
@@ -14,7 +15,7 @@ function renderHeader() {
   document.title = t("title");
   header.replaceChildren(
     h("a.home", { href: "/" }, t("title")),
-    h("button.lang", { onclick: toggleLang, "aria-label": "language" }, t("lang")));
+    headerTools(renderHeader, toggleLang));
 }
 
 function toggleLang() {

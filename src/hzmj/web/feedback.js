@@ -32,6 +32,19 @@ export function setMuted(on) {
   localStorage.setItem(MUTE_KEY, on ? "1" : "0");
 }
 
+/** The header's tools: the rule book, the remembered sound switch, the language. */
+export function headerTools(rerender, toggleLang) {
+  const toggleMute = () => {
+    setMuted(!muted());
+    rerender();
+  };
+  return h("span.header-tools", {},
+    h("a.rules-nav", { href: "/rules", target: "_blank", rel: "noopener" }, t("rules_link")),
+    h("button.mute", { onclick: toggleMute, "aria-pressed": muted() ? "true" : "false",
+      title: t("sound") }, muted() ? `🔇 ${t("mute")}` : `🔊 ${t("sound")}`),
+    h("button.lang", { onclick: toggleLang, "aria-label": "language" }, t("lang")));
+}
+
 let audio = null;
 
 // A few notes per sound: [frequency Hz, start s, length s].

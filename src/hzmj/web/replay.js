@@ -6,7 +6,7 @@
 
 import { api, wsUrl } from "./api.js";
 import { applyEvent, boardFromView, emptyBoard } from "./board.js";
-import { eventFeedback } from "./feedback.js";
+import { eventFeedback, headerTools } from "./feedback.js";
 import { getLang, setLang, t } from "./i18n.js";
 import {
   centreInfo, eventLine, finalElement, h, historyElement, positionOf, roomTitle, seatName,
@@ -114,9 +114,11 @@ function togglePlay() {
 
 function renderHeader() {
   document.title = `${t("replay")} · ${state.title} · ${t("title")}`;
-  header.replaceChildren(h("a.home", { href: "/" }, t("title")),
-    h("button.lang", { onclick: () => { setLang(getLang() === "zh" ? "en" : "zh"); renderHeader(); render(); } },
-      t("lang")));
+  header.replaceChildren(h("a.home", { href: "/" }, t("title")), headerTools(renderHeader, () => {
+    setLang(getLang() === "zh" ? "en" : "zh");
+    renderHeader();
+    render();
+  }));
 }
 
 function controls() {
