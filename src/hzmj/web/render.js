@@ -341,32 +341,17 @@ function factorLines(board, he, win, rules) {
   return h("ul.factors", {}, lines);
 }
 
-/** The share of each payer (RULES §10.2) to explain a payment. */
-function shares(he, multiplier, rules, n) {
-  const d = 2 ** Math.min(3, he.level);
-  const base = rules?.base_score ?? 1;
-  const out = {};
-  for (let x = 0; x < n; x += 1) {
-    if (x === he.winner) continue;
-    const f = x === he.dealer || he.winner === he.dealer ? d : 1;
-    const capped = rules?.cap ? Math.min(f * multiplier, rules.cap) : f * multiplier;
-    out[x] = { f, amount: capped * base };
-  }
-  return out;
-}
+// How a payment came about, read from its reason and amount (the rule itself lives in
+// hzmj.scoring; the browser only labels its result, RULES §10.2–§10.5).
+const OF_T = { chengbao: "T", houbanchang_chengbao: "T", discard_win: "T", fan_chengbao: "2T" };
 
-function paymentWhy(p, share, total, rules) {
+function paymentWhy(p, multiplier, rules) {
+  if (OF_T[p.reason]) return OF_T[p.reason];
+  if (p.reason !== "share" || !multiplier) return null;
   const base = rules?.base_score ?? 1;
-  const parts = [];
-  if (share && p.amount === share.amount && (p.reason === "share")) {
-    parts.push(t("share_formula", share.f === 1 ? "1" : `${bi("庄", "dealer")} ×${share.f}`,
-      share.amount / base / share.f, base));
-  } else if (p.amount === total) {
-    parts.push("T");
-  } else if (p.amount === 2 * total) {
-    parts.push("2T");
-  }
-  return parts;
+  if (rules?.cap && p.amount === rules.cap * base) return `${bi("封顶", "cap")} ${rules.cap} × ${base}`;
+  const f = p.amount / base / multiplier;
+  return t("share_formula", f === 1 ? "1" : `${bi("庄", "dealer")} ×${f}`, multiplier, base);
 }
 
 /** The settlement of a hand (hand_end event with the win event attached as `.win`). */
@@ -388,9 +373,7 @@ export function settlementElement(current, he, names) {
       parts.push(factorLines(board, he, win, rules));
     }
   }
-  const n = he.deltas.length;
-  const sh = win?.score ? shares(he, win.score.multiplier, rules, n) : {};
-  const total = Object.values(sh).reduce((a, x) => a + x.amount, 0);
+  const multiplier = win?.score?.multiplier;
   const byPayer = new Map();
   for (const p of he.payments) {
     if (!byPayer.has(p.from)) byPayer.set(p.from, []);
@@ -399,17 +382,19 @@ export function settlementElement(current, he, names) {
   const rows = [...byPayer.entries()].map(([from, list]) => h("li.payer", { dataset: { seat: from } },
     h("b", {}, seatLabel(names, from)), ` → ${seatLabel(names, list[0].to)}: `,
     h("b.amount", {}, `${list.reduce((a, p) => a + p.amount, 0)} ${t("points")}`),
-    h("ul", {}, list.map((p) => h("li.payment", {}, `${p.amount} · `, bi(p.reason_zh, p.reason_en),
-      " ", paymentWhy(p, sh[p.from], total, rules).map((x) => h("span.why", {}, `= ${x}`)))))));
+    h("ul", {}, list.map((p) => {
+      const why = paymentWhy(p, multiplier, rules);
+      return h("li.payment", {}, `${p.amount} · `, bi(p.reason_zh, p.reason_en), " ",
+        why ? h("span.why", {}, `= ${why}`) : null);
+    }))));
   parts.push(h("h3", {}, t("payments"), " ", ruleLink("10")));
   parts.push(rows.length ? h("ul.payments", {}, rows) : h("p", {}, t("no_payments")));
-  if (win?.score && total) {
-    parts.push(h("p.notes", {}, `T = ${Object.values(sh).map((x) => x.amount).join(" + ")} = ${total}`, " ",
-      ruleLink("10.2")));
-  }
+  const tLine = he.notes?.find((x) => x.startsWith("T = "));
+  if (tLine) parts.push(h("p.notes.t-line", {}, tLine, " ", ruleLink("10.2")));
   if (he.notes?.length) {
     parts.push(h("details.notes", {}, h("summary", {}, t("reading")),
-      h("ul", {}, [...he.notes, ...(win?.score?.explanation || [])].map((x) => h("li", {}, linkRules(x))))));
+      h("ul", {}, [...he.notes.filter((x) => x !== tLine), ...(win?.score?.explanation || [])]
+        .map((x) => h("li", {}, linkRules(x))))));
   }
   // each seat's change and total, its hand on a row of its own (room on a phone)
   parts.push(h("table.deltas", {}, h("tbody", {}, he.deltas.flatMap((d, i) => [h("tr", {},
