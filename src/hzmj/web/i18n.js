@@ -99,6 +99,7 @@ const STRINGS = {
   not_over: ["比赛尚未结束", "The match is not over yet"],
   choose: ["选择", "Choose"],
   cancel: ["取消", "Cancel"],
+  close: ["关闭", "Close"],
   log: ["记录", "Log"],
   seconds: ["{0}秒", "{0}s"],
   escape: ["{0} 离开（托管）", "{0} left (bot plays)"],

@@ -209,7 +209,7 @@ export class RoomPage {
   showHistory() {
     if (!this.board) return;
     dialog(t("history"), historyElement(this.board.history, this.names, this.board.n),
-      [[t("cancel")]]);
+      [[t("close")]]);
   }
 
   sendPhrase(i) {
