@@ -295,7 +295,7 @@ def test_pong_through_the_claim_bar_then_reload_restores_the_seat(
     # hand compared across the reload) may be played by the clock unseen
     create_room_with_bots(page, server.base, seed,
                           numbers={"claim_seconds": 20, "turn_seconds": 90})
-    play_until(page, ".claim-pong", 60, keyboard=False)
+    play_until(page, ".claim-pong", 180, keyboard=False)  # slow under a full CI load
     sync_api.expect(page.locator(".claim-pass")).to_be_visible()
     # the claim bar names the tile: large with whose discard it is, and on the button
     sync_api.expect(page.locator(".claim-offer .tile.large")).to_be_visible()
