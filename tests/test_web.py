@@ -557,7 +557,7 @@ def test_two_people_and_two_bots_through_the_ready_gate(
     bob.goto(share)
     bob.fill("#seat-name", "Bob")
     bob.locator(".seat-slot[data-seat='1'] button.take-seat").click()
-    sync_api.expect(bob.locator("button.toggle-ready")).to_be_visible()
+    sync_api.expect(bob.locator("button.toggle-ready")).to_be_visible(timeout=30000)
     bob.click("button.toggle-ready")
     sync_api.expect(alice.locator(".seat-slot[data-seat='1'] .chip-ready")).to_be_visible()
     for seat in (2, 3):
