@@ -53,7 +53,7 @@ class ServerProcess:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "hzmj.server", "--port", str(self.port), "--db",
              str(self.db), "--log-level", "warning"], env=self.env)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60  # a loaded 2-core machine imports slowly
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"server exited with {self.proc.returncode}")

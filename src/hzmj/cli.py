@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
-from typing import Annotated, Any, NoReturn
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -56,8 +56,10 @@ class _OneLineErrors(TyperGroup):
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
              complete_var: str | None = None, standalone_mode: bool = True,
              windows_expand_args: bool = True, **extra: Any) -> Any:
+        argv = _bare_ray(list(sys.argv[1:] if args is None else args))
+
         def run() -> Any:
-            return super(_OneLineErrors, self).main(args, prog_name, complete_var, False,
+            return super(_OneLineErrors, self).main(argv, prog_name, complete_var, False,
                                                     windows_expand_args, **extra)
 
         if not standalone_mode:
@@ -71,6 +73,17 @@ class _OneLineErrors(TyperGroup):
             typer.echo("Aborted!", err=True)
             sys.exit(1)
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def _bare_ray(args: list[str]) -> list[str]:
+    """``--ray`` takes an optional address: alone (last, or before another option) it
+    means a local Ray cluster (Click options cannot make their value optional)."""
+    out = []
+    for i, a in enumerate(args):
+        out.append(a)
+        if a == "--ray" and (i + 1 == len(args) or args[i + 1].startswith("-")):
+            out.append("local")
+    return out
 
 
 def _one_line(message: str) -> str:
@@ -107,6 +120,9 @@ RuleOpt = Annotated[
                  help="Room option of RULES §3, e.g. cap=64 (repeatable)."),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+RayOpt = Annotated[str | None, typer.Option(
+    "--ray", metavar="[ADDRESS]", help="Play on a Ray cluster: alone, a local one; or an "
+    "address (auto, ray://HEAD:10001). Needs the extra hzmj[cluster].")]
 CaishenOpt = Annotated[
     str,
     typer.Option("--caishen", metavar="TILE",
@@ -433,6 +449,7 @@ def simulate_command(
                                      "comma-separated list, one per seat.")] = "random",
     rule: RuleOpt = None,
     as_json: JsonOpt = False,
+    ray: RayOpt = None,
 ) -> None:
     """Bots play N hands; print statistics and a digest of every record (RULES §4–§12)."""
     from hzmj.simulate import simulate
@@ -446,10 +463,11 @@ def simulate_command(
 
         with Progress(console=_console()) as progress:
             task = progress.add_task("simulating", total=hands)
-            stats = simulate(rules, hands, seed, names, make,
-                             progress=lambda n: progress.update(task, completed=n))
+            stats = _on_cluster(lambda: simulate(
+                rules, hands, seed, names, make, ray=ray,
+                progress=lambda n: progress.update(task, completed=n)))
     else:
-        stats = simulate(rules, hands, seed, names, make)
+        stats = _on_cluster(lambda: simulate(rules, hands, seed, names, make, ray=ray))
     data = stats.to_dict()
     if as_json:
         print_json(data)
@@ -468,6 +486,19 @@ def simulate_command(
     for name, count in data["wins_by_name"].items():
         wins.add_row(name, str(count))
     out.print(wins)
+
+
+T = TypeVar("T")
+
+
+def _on_cluster(run: Callable[[], T]) -> T:
+    """``run()``, with a missing Ray or an unreachable cluster as a one-line error."""
+    from hzmj.cluster import ClusterError
+
+    try:
+        return run()
+    except ClusterError as exc:
+        fail(str(exc))
 
 
 def _bot_factory(names: Sequence[str], players: int) -> Any:
@@ -513,6 +544,59 @@ def replay_command(
                 typer.echo(f"DIFFERENCE: {p}", err=True)
             raise typer.Exit(1)
         out.print(Text(f"verified: {len(match.actions)} actions replay identically"))
+
+
+@app.command(name="review")
+def review_command(
+    record_path: Annotated[str, typer.Argument(metavar="RECORD.json",
+                                               help="A game record (JSON).")],
+    seat: Annotated[int, typer.Option("--seat", help="The seat to review (0 = first).")],
+    bot: Annotated[str, typer.Option("--bot", help="The reviewing bot (expert, expert:MS, "
+                                     "expert@N, strong, efficiency).")] = "expert",
+    as_json: JsonOpt = False,
+) -> None:
+    """AI review: each decision of one seat, from its view only, against the bot's best."""
+    from hzmj.record import RecordError
+    from hzmj.review import review
+
+    try:
+        with open(record_path, encoding="utf-8") as fh:
+            record = json.load(fh)
+    except (OSError, json.JSONDecodeError) as exc:
+        fail(f"cannot read {record_path}: {exc}")
+    _bot_factory([bot], 1)  # checks the name
+    try:
+        report = review(record, seat, bot)
+    except (RecordError, ValueError) as exc:
+        fail(str(exc))
+    if as_json:
+        print_json(report)
+        return
+    out = _console()
+    table = Table(title=f"seat {seat} reviewed by {bot} (values: {report['unit']})")
+    for col in ("#", "hand", "played", "best", "loss", "top choices"):
+        table.add_column(col)
+    for d in report["decisions"]:
+        top = ", ".join(f"{_action_text(c['action'])} {c['value']:.2f}" for c in d["top"])
+        loss = "?" if d["loss"] is None else f"{d['loss']:.2f}"
+        table.add_row(str(d["index"]), str(d["hand_no"]), _action_text(d["played"]),
+                      _action_text(d["best"]), "" if d["agree"] else loss, top)
+    out.print(table)
+    agreement = report["agreement"]
+    out.print(Text(f"{report['reviewed']} decisions over {report['hands']} hands; agreement "
+                   f"{'–' if agreement is None else f'{agreement:.0%}'}; loss "
+                   f"{report['loss_total']:.2f} in total, {report['loss_per_hand']:.2f} "
+                   "per hand"))
+    for d in report["costliest"]:
+        out.print(Text(f"  costliest: #{d['index']} (hand {d['hand_no']}) played "
+                       f"{_action_text(d['played'])}, best {_action_text(d['best'])}, "
+                       f"loss {d['loss']:.2f}"))
+
+
+def _action_text(a: dict[str, Any]) -> str:
+    extra = a.get("tile") or "".join(a.get("tiles") or ()) or ""
+    kind = f" {a['kind']}" if a.get("kind") else ""
+    return f"{a['type']} {extra}{kind}".strip()
 
 
 def _event_line(e: dict[str, Any]) -> str:
@@ -597,13 +681,19 @@ def arena_command(
     duplicate: Annotated[bool, typer.Option("--duplicate", help="Replay every deal with "
                                             "the bots rotated over the seats.")] = False,
     workers: Annotated[int, typer.Option("--workers", min=1, help="Processes.")] = 2,
+    rate: Annotated[bool, typer.Option("--rate", help="Update the bots' ratings in the "
+                                       "server's database from these matches.")] = False,
+    db: Annotated[str, typer.Option("--db", help="The server's database for --rate: a "
+                                    "file (SQLite) or a postgresql:// URL.")] = "./hzmj.db",
     rule: RuleOpt = None,
     as_json: JsonOpt = False,
+    ray: RayOpt = None,
 ) -> None:
-    """Bots play each other: points per hand with 95% CI, win rate, mean M, p-values."""
+    """Bots play each other: points per hand with 95% CI, win rate, mean M, p-values;
+    with --rate, the bots' ratings (the lobby's leaderboard) are updated."""
     from rich.progress import Progress
 
-    from hzmj.arena import arena, print_report
+    from hzmj.arena import GameResult, arena, print_report
 
     names = [b.strip() for b in bots.split(",")]
     _bot_factory([n.partition(":")[0] for n in names], len(names))  # checks the names
@@ -614,15 +704,38 @@ def arena_command(
         def advance(done: int, total: int) -> None:
             progress.update(task, completed=done, total=total)
 
+        played: list[GameResult] = []
         try:
-            report = arena(names, rules, hands, seed, duplicate=duplicate, workers=workers,
-                           progress=advance)
+            report = _on_cluster(lambda: arena(names, rules, hands, seed,
+                                               duplicate=duplicate, workers=workers,
+                                               progress=advance, on_results=played.extend,
+                                               ray=ray))
         except ValueError as exc:
             fail(str(exc))
+    if rate:
+        report["ratings"] = _rate_bots(played, db)
     if as_json:
         print_json(report)
     else:
         print_report(report, _console())
+
+
+def _rate_bots(played: Sequence[Any], db: str) -> dict[str, dict[str, int]]:
+    """Ratings of the arena's bots after its matches, stored in the server's database."""
+    import asyncio
+
+    from hzmj.server.config import database_url
+    from hzmj.server.ratings import rate_matches
+
+    matches = [([s.name for s in g.seats], [sum(s.hand_points) for s in g.seats])
+               for g in played]
+    try:
+        rated = asyncio.run(rate_matches(database_url(db), matches))
+    except Exception as exc:  # a database that cannot be opened or written
+        fail(f"cannot store the ratings in {db}: {exc}")
+    return {subject.partition(":")[2]: {"rating": r.shown, "sigma": round(r.sigma),
+                                        "matches": r.matches}
+            for subject, r in sorted(rated.items(), key=lambda kv: -kv[1].mu)}
 
 
 @app.command(name="play")
@@ -634,9 +747,12 @@ def play_command(
     rule: RuleOpt = None,
 ) -> None:
     """Play a whole match against bots in the terminal (h = hints, q = quit)."""
+    from hzmj.bots.registry import sees_all
     from hzmj.terminal import play
 
     _bot_factory([bot.partition(":")[0]], 1)  # checks the name
+    if sees_all(bot):
+        fail(f"{bot} sees every tile: it never plays at a table with a human (RULES §13)")
     rules = parse_rules(rule)
     if not 0 <= seat < rules.players:
         fail(f"--seat must be 0..{rules.players - 1}, got {seat}")

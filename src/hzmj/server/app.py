@@ -31,9 +31,13 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 from hzmj import rulebook
 from hzmj.hints import hints as seat_hints
 from hzmj.record import replay_steps
+from hzmj.review import review as review_seat
 from hzmj.rules import Rules, RulesError
-from hzmj.server.bots import AUTO_BOT, UnknownBotError, get_bot
+from hzmj.server.account_routes import account_routes, seat_name, seat_taken
+from hzmj.server.accounts import Accounts, Throttle
+from hzmj.server.bots import REVIEW_BOT, UnknownBotError, get_bot, hint_bot
 from hzmj.server.config import ServerConfig
+from hzmj.server.history import record_finished, seat_stats
 from hzmj.server.protocol import (
     AddBot,
     BotAdded,
@@ -44,6 +48,7 @@ from hzmj.server.protocol import (
     JoinRoom,
     Left,
     Replay,
+    Review,
     RoomCreated,
     RoomInfo,
     RoomList,
@@ -78,8 +83,14 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         store = await open_store(cfg.db_url)
         lobby = Lobby(store, cfg)
+        accounts = Accounts(store.engine, cfg.session_days * 86400,
+                            Throttle(cfg.login_failures, cfg.login_window),
+                            Throttle(cfg.login_failures * 6, cfg.login_window),
+                            rename_seat=lambda room_id, seat, name: _rename(lobby, room_id,
+                                                                            seat, name))
+        store.finish_hooks.append(lambda room_id, record: _after_match(store, room_id, record))
         await lobby.restore()
-        state["store"], state["lobby"] = store, lobby
+        state["store"], state["lobby"], state["accounts"] = store, lobby, accounts
         try:
             yield
         finally:
@@ -94,6 +105,10 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     def store() -> Store:
         result: Store = state["store"]
+        return result
+
+    def accounts() -> Accounts:
+        result: Accounts = state["accounts"]
         return result
 
     @app.exception_handler(RoomError)
@@ -133,9 +148,12 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         return _finished_info(await _finished(room_id))
 
     @app.post("/api/rooms/{room_id}/seats")
-    async def join(room_id: str, body: JoinRoom) -> Joined:
+    async def join(room_id: str, body: JoinRoom, request: Request,
+                   response: Response) -> Joined:
         room = lobby().get(room_id)
-        seat, token = await room.call(lambda: room.join(body.name, body.seat))
+        who = await accounts().seat_holder(request)
+        seat, token = await room.call(lambda: room.join(seat_name(who, body.name), body.seat))
+        await seat_taken(accounts(), who, request, response, room_id, seat)
         return Joined(seat=seat, token=token)
 
     @app.post("/api/rooms/{room_id}/bots")
@@ -168,7 +186,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         room = lobby().get(room_id)
         # the view is read inside the actor (a consistent state); the analysis needs no more
         mine, view = await room.call(lambda: room.seat_view(_bearer(authorization), seat))
-        adviser = get_bot(AUTO_BOT, room.seed + mine)
+        adviser = get_bot(hint_bot(cfg.hint_ms), room.seed + mine)
         return Hints.model_validate(await asyncio.to_thread(seat_hints, view, adviser))
 
     @app.get("/api/rooms/{room_id}/share")
@@ -188,6 +206,23 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         rec, players = await _finished_record(room_id)
         return await asyncio.to_thread(_replay, rec, players)
 
+    reviews: dict[tuple[str, int, str], Review] = {}  # finished matches never change
+
+    @app.get("/api/matches/{room_id}/review")
+    async def review(room_id: str, seat: int, bot: str = REVIEW_BOT) -> Review:
+        rec, _ = await _finished_record(room_id)
+        key = (room_id, seat, bot)
+        if key not in reviews:
+            get_bot(bot, 0)  # UnknownBotError → 422 (the oracle too)
+            try:
+                done = await asyncio.to_thread(review_seat, rec, seat, bot)
+            except ValueError as exc:
+                raise RoomError(422, str(exc)) from None
+            if len(reviews) >= 256:
+                reviews.clear()
+            reviews[key] = Review.model_validate(done)
+        return reviews[key]
+
     async def _finished_record(room_id: str) -> tuple[dict[str, Any], list[str | None]]:
         """A finished match's record and its seats' names; 409 before the end."""
         room = lobby().rooms.get(room_id)
@@ -206,6 +241,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         if not found:
             raise RoomError(404, f"no room {room_id!r}", "no_room")
         return found[0]
+
+    app.include_router(account_routes(accounts))
 
     # ------------------------------------------------------------------ WebSocket
 
@@ -247,6 +284,15 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @app.get("/room/{room_id}", include_in_schema=False)
     async def room_page(room_id: str) -> Response:
         return page("index.html")
+
+    @app.get("/account", include_in_schema=False)
+    @app.get("/matches", include_in_schema=False)
+    async def account_page() -> Response:
+        return page("account.html")
+
+    @app.get("/players/{player_id}", include_in_schema=False)
+    async def player_page(player_id: str) -> Response:
+        return page("account.html")
 
     @app.get("/replay/{room_id}", include_in_schema=False)
     async def replay_page(room_id: str) -> Response:
@@ -297,6 +343,18 @@ _RULES_PAGE = """<!doctype html>
 
 def _rules_page() -> str:
     return _RULES_PAGE.format(body=rulebook.to_html())
+async def _after_match(store: Store, room_id: str, record: dict[str, Any]) -> None:
+    """History and ratings of a match just over (the replay runs off the event loop)."""
+    stats = await asyncio.to_thread(seat_stats, record)
+    async with store.engine.begin() as conn:
+        await record_finished(conn, room_id, stats)
+
+
+def _rename(lobby: Lobby, room_id: str, seat: int, name: str) -> None:
+    """A live room's seat takes a new name (an account deleted: "deleted player")."""
+    room = lobby.rooms.get(room_id)
+    if room is not None:
+        room.post(lambda: room.rename_seat(seat, name))
 
 
 def _replay(record: dict[str, Any], players: list[str | None]) -> Replay:

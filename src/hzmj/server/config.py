@@ -44,10 +44,14 @@ class ServerConfig:
     rate_per_second: float = 20.0  # per-connection message rate (token bucket)
     rate_burst: int = 40
     flood_strikes: int = 50  # messages refused for rate before the connection is closed
+    session_days: float = 30.0  # an account session (cookie or bearer token) lasts this long
+    login_failures: int = 5  # failed log-ins per user name per login_window (6× per address)
+    login_window: float = 900.0
     web_dir: str | None = None  # the browser client's static files (None: hzmj/web)
     public_url: str | None = None  # the address players use (share links, QR); None: the
     # address each visitor used, forwarded headers included
     lan_url: str | None = None  # set by `serve --host 0.0.0.0`: links for local visitors
+    hint_ms: int = 300  # a hint's time budget: the strongest bot that fits decides
 
     @property
     def db_url(self) -> str:

@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
 
+from hzmj.server.account_protocol import ACCOUNT_MODELS, player_name
+
 Json = dict[str, Any]
 
 
@@ -34,6 +36,7 @@ def _int64(seed: int | None) -> int | None:
 
 
 Name = Annotated[str, AfterValidator(_no_nul)]
+SeatName = Annotated[str, AfterValidator(lambda text: player_name(text, 40))]
 
 
 # --------------------------------------------------------------------------------------
@@ -94,7 +97,8 @@ class RoomList(_Model):
 
 
 class JoinRoom(_Model):
-    name: Name = Field(min_length=1, max_length=40)
+    name: SeatName = Field(min_length=1, max_length=40, description="a signed-in player "
+                           "sits under their display name instead")
     seat: int | None = None
 
 
@@ -146,8 +150,8 @@ class Hints(_Model):
     waits: list[TileLeft] = Field(description="with 13 tiles: the winning tiles")
     discards: list[DiscardHint] = Field(description="with 14 tiles: each legal discard, "
                                                     "the suggested one first")
-    suggestion: Json | None = Field(description="the efficiency bot's choice; null when "
-                                                "the seat has nothing to do")
+    suggestion: Json | None = Field(description="the strongest bot's choice within the hint "
+                                                "budget; null when the seat has nothing to do")
     candidates: list[HintCandidate] = Field(description="its top choices, best first")
 
 
@@ -166,6 +170,28 @@ class Share(_Model):
     url: str = Field(description="the room's link for friends (--public-url, else the "
                                  "address the visitor used)")
     qr_svg: str = Field(description="a QR code of url, as an SVG document")
+class ReviewDecision(_Model):
+    index: int = Field(description="the action's place in the record (replay step index + 1)")
+    hand_no: int
+    played: Json = Field(description="the action the seat took")
+    best: Json = Field(description="the reviewing bot's first choice")
+    agree: bool
+    loss: float | None = Field(description="the bot's value of best minus that of played "
+                                           "(0 when they agree; null: played not valued)")
+    top: list[HintCandidate] = Field(description="the bot's best choices, and the move played")
+
+
+class Review(_Model):
+    seat: int
+    bot: str
+    unit: str = Field(description="what the values measure")
+    hands: int
+    reviewed: int = Field(description="decisions with a choice")
+    agreement: float | None = Field(description="share of decisions where played = best")
+    loss_total: float
+    loss_per_hand: float
+    decisions: list[ReviewDecision]
+    costliest: list[ReviewDecision] = Field(description="the five largest losses")
 
 
 class ErrorBody(_Model):
@@ -278,10 +304,11 @@ client_message: TypeAdapter[AnyClientMessage] = TypeAdapter(ClientMessage)
 
 def protocol_schema() -> Json:
     """JSON Schema of every message (``docs/protocol.schema.json``)."""
-    http: dict[str, type[BaseModel]] = {
-        m.__name__: m for m in (Health, CreateRoom, RoomCreated, RoomInfo, RoomList, JoinRoom,
-                                Joined, AddBot, BotAdded, Started, Left, Hints, Replay,
-                                Share, ErrorBody)}
+    models: tuple[type[BaseModel], ...] = (
+        Health, CreateRoom, RoomCreated, RoomInfo, RoomList, JoinRoom, Joined, AddBot, BotAdded,
+        Started, Left, Hints, Replay, Review, Share, ErrorBody, *ACCOUNT_MODELS)
+    http = {m.__name__: m for m in models}
+
     defs: dict[str, Any] = {}
     for name, model in http.items():
         schema = model.model_json_schema(ref_template="#/$defs/{model}")

@@ -623,6 +623,13 @@ class Room:
             raise RoomError(409, "the match is not running", "not_running")
         return mine, self.match.view(mine)
 
+    async def rename_seat(self, seat: int, name: str) -> None:
+        """A taken seat shows a new name (its account was deleted: "deleted player")."""
+        s = self.seats[seat]
+        if s.taken and s.bot is None:
+            s.name = name
+            self._broadcast_room()
+
     # ------------------------------------------------------------------ WebSocket clients
 
     async def connect(self, conn: Connection) -> None:

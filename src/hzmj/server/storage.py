@@ -11,7 +11,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +37,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+log = logging.getLogger("hzmj.server")
+FinishHook = Callable[[str, dict[str, Any]], Awaitable[None]]
 
 
 def hash_token(token: str) -> str:
@@ -115,6 +119,8 @@ class Store:
         self.engine = engine
         self._queue: asyncio.Queue[_Pending] = asyncio.Queue()
         self._writer: asyncio.Task[None] | None = None
+        # called with (room id, record) once a match is over and stored (history, ratings)
+        self.finish_hooks: list[FinishHook] = []
 
     async def start(self) -> None:
         await migrate(self.engine)
@@ -153,6 +159,11 @@ class Store:
 
     async def finish(self, room_id: str, record: dict[str, Any]) -> None:
         await self.update_room(room_id, status="over", record=json.dumps(record))
+        for hook in self.finish_hooks:
+            try:
+                await hook(room_id, record)
+            except Exception:  # the match is stored; only its statistics are missing
+                log.exception("room %s: after-match hook failed", room_id)
 
     # -- actions ---------------------------------------------------------------------
 

@@ -36,10 +36,29 @@ function errorText(body) {
   return JSON.stringify(body);
 }
 
+let csrfToken = null;
+
+/** The signed-in player ({account, guest, csrf}, docs/protocol.md "Accounts"); keeps the
+ * CSRF token that every POST/DELETE made with the session cookie must carry. */
+export async function loadMe() {
+  try {
+    const me = await api("GET", "/api/me");
+    csrfToken = me.csrf;
+    return me;
+  } catch {
+    return { account: null, guest: false, csrf: null };
+  }
+}
+
+export function setCsrf(token) {
+  csrfToken = token;
+}
+
 export async function api(method, path, body, token) {
   const headers = {};
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (token) headers.Authorization = `Bearer ${token}`;
+  if (method !== "GET" && csrfToken) headers["X-CSRF-Token"] = csrfToken;
   const res = await fetch(path, {
     method, headers, body: body === undefined ? undefined : JSON.stringify(body),
   });

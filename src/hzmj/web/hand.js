@@ -3,8 +3,8 @@
 
 import { bi, getLang, t } from "./i18n.js";
 import {
-  discardsElement, h, meldElement, presenceChips, seatBadges, seatLabels, seatName, tileOpts,
-  turnChip,
+  discardsElement, h, meldElement, presenceChips, ratingChip, seatBadges, seatLabels, seatName,
+  tileOpts, turnChip,
 } from "./render.js";
 import { sortTiles, tileElement, tileLabel } from "./tiles.js";
 
@@ -72,7 +72,7 @@ export function ownArea(ctx) {
   return h(`section.own-area.seat.own${active ? ".active" : ""}`,
     { dataset: { seat: me }, "aria-label": `${seatName(names, me)} (${t("you")})` },
     h("div.seat-head", {}, h("span.seat-pos.you", {}, t("you")), ...seatLabels(board, me, me),
-      h("span.seat-name", {}, seatName(names, me)),
+      h("span.seat-name", {}, seatName(names, me)), ratingChip(names, me),
       h("span.points", {}, `${p.points} ${t("points")}`), ...seatBadges(board, me),
       ...presenceChips(ctx.presence), turnChip(board, me)),
     discardsElement(board, me),

@@ -1,5 +1,6 @@
 // The lobby (/): create a room with every RULES §3 option, list open rooms.
 
+import { leaderboardElement } from "./account.js";
 import { api, forgetSeat, mySeats, saveName, saveSeat, savedName } from "./api.js";
 import { optionError, optionLabel, rulesSummary, t, valueLabel } from "./i18n.js";
 import { h, roomTitle, ruleLink } from "./render.js";
@@ -96,11 +97,17 @@ function roomRow(room) {
     h("a.button", { href: `/room/${room.room_id}` }, room.free_seats.length ? t("join") : t("watch")));
 }
 
-export async function renderLobby(root) {
+/** The lobby; `me` is the signed-in player (GET /api/me): they sit under their display
+ * name, which the server uses whatever is typed. */
+export async function renderLobby(root, me = null) {
+  const account = me?.account;
   const form = h("form.create", { onsubmit: (e) => { e.preventDefault(); createRoom(form); } },
     h("h2", {}, t("create_room")),
     h("div.field", {}, h("label", { for: "player-name" }, t("your_name")),
-      h("input#player-name", { name: "player_name", value: savedName(), maxlength: 40, required: true }),
+      h("input#player-name", {
+        name: "player_name", value: account ? account.display_name : savedName(), maxlength: 40,
+        required: true, readonly: account ? true : null,
+      }),
       h("span.field-error.name-error", { role: "alert" })),
     h("div.field", {}, h("label", { for: "room-name" }, t("room_name")),
       h("input#room-name", { name: "room_name", maxlength: 60 })),
@@ -132,7 +139,7 @@ export async function renderLobby(root) {
   root.replaceChildren(h("main.lobby", {}, form,
     h("div.lobby-side", {},
       h("section.room-list", {}, h("h2", {}, t("open_rooms"), " ",
-        h("button.refresh", { onclick: refresh }, t("refresh"))), list),
+        h("button.refresh", { onclick: refresh }, t("refresh"))), list, leaderboardElement()),
       h("section.my-list", {}, h("h2", {}, t("my_matches")), mine),
       h("p.rules-entry", {}, ruleLink("1", `${t("rules_link")} · docs/rules.md`)))));
   await Promise.all([refresh(), listMine(mine)]);

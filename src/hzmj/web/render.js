@@ -90,6 +90,18 @@ export function linkRules(text) {
   return parts.map((x, i) => (i % 2 ? ruleLink(x.slice(1)) : x)).filter((x) => x !== "");
 }
 
+/** A rating as shown everywhere: "1,580" ("–" when there is none). */
+export function ratingText(r) {
+  return r === null || r === undefined ? "–" : r.toLocaleString("en");
+}
+
+/** The seat's rating (account or bot level) next to its name, when the room has one. */
+export function ratingChip(names, i) {
+  const r = names?.ratings?.[i];
+  return r === null || r === undefined ? null
+    : h("span.seat-rating", { title: bi("等级分", "rating") }, `≈${ratingText(r)}`);
+}
+
 const MELD_ZH = {
   chow: "吃", pong: "碰", exposed_kong: "明杠", added_kong: "补杠", concealed_kong: "暗杠",
 };
@@ -205,7 +217,7 @@ export function seatPanel(board, i, names, { showHand = false, viewer = board.se
   const active = board.turn === i && board.phase === "turn";
   const head = h("div.seat-head", {},
     ...seatLabels(board, i, viewer),
-    h("span.seat-name", {}, seatName(names, i)),
+    h("span.seat-name", {}, seatName(names, i)), ratingChip(names, i),
     h("span.points", {}, `${p.points} ${t("points")}`),
     ...seatBadges(board, i),
     ...presenceChips(presence),

@@ -21,6 +21,7 @@ const SPEEDS = [0.5, 1, 2, 4];
 const state = {
   names: [], steps: [], boards: [], index: 0, show: "all", error: "", title: roomId,
   playing: false, speed: 1, timer: null, live: null, room: null,
+  reviewSeat: 0, review: null, reviewing: false, reviewError: "",
 };
 
 /** Normalise the server's answer to a list of {action, events}. */
@@ -34,13 +35,13 @@ function stepsOf(data) {
  * settlement), then the deal — so every hand's end is a step of its own. */
 function splitHandEnds(steps) {
   const out = [];
-  for (const s of steps) {
+  for (const [i, s] of steps.entries()) {
     const cut = s.events.findIndex((e) => e.type === "hand_start");
     if (cut > 0 && s.events.slice(0, cut).some((e) => e.type === "hand_end")) {
-      out.push({ action: s.action, events: s.events.slice(0, cut) });
-      out.push({ action: null, events: s.events.slice(cut) });
+      out.push({ action: s.action, events: s.events.slice(0, cut), orig: -1 });
+      out.push({ action: null, events: s.events.slice(cut), orig: i });
     } else {
-      out.push(s);
+      out.push({ ...s, orig: i });
     }
   }
   return out;
@@ -67,6 +68,12 @@ function handStarts() {
 }
 
 const isHandEnd = (i) => state.steps[i]?.events.some((e) => e.type === "hand_end");
+
+/** The shown step of the record's step k (a split hand end shows the record's step as its second part). */
+function shownIndex(k) {
+  const i = state.steps.findIndex((s) => s.orig === k);
+  return i < 0 ? k : i;
+}
 
 function go(i) {
   state.index = Math.max(0, Math.min(state.steps.length - 1, i));
@@ -167,6 +174,55 @@ function tableOf(b, events) {
     h("div.area-bottom", {}, areas.bottom));
 }
 
+/** Short text of an action's JSON ({type, tile?, tiles?, kind?}). */
+function actionText(a) {
+  const what = a.tile || (a.tiles || []).join("") || "";
+  return [a.type, what, a.kind || ""].filter(Boolean).join(" ");
+}
+
+async function loadReview() {
+  state.reviewing = true;
+  state.reviewError = "";
+  render();
+  try {
+    state.review = await api("GET", `/api/matches/${roomId}/review?seat=${state.reviewSeat}`);
+  } catch (e) {
+    state.reviewError = e.message;
+  }
+  state.reviewing = false;
+  render();
+}
+
+/** The AI review box: a seat, a button, the summary and the costliest decisions; the
+ * decision at the current step (if the reviewed seat acted here) is shown beside. */
+function reviewBox() {
+  const seats = state.boards[0]?.n || 0;
+  const pick = h("select.review-seat", { "aria-label": t("review_seat"),
+    onchange: (e) => { state.reviewSeat = Number(e.target.value); state.review = null; render(); } },
+  Array.from({ length: seats }, (_, i) => h("option",
+    { value: i, selected: i === state.reviewSeat ? true : null }, seatName(state.names, i))));
+  const r = state.review;
+  const parts = [h("h3", {}, t("review")), h("label", {}, `${t("review_seat")} `, pick),
+    h("button.review-run", { onclick: loadReview, disabled: state.reviewing ? true : null },
+      state.reviewing ? t("reviewing") : t("review"))];
+  if (state.reviewError) parts.push(h("p.error", { role: "alert" }, state.reviewError));
+  if (r) {
+    const pct = r.agreement === null ? "–" : `${Math.round(r.agreement * 100)}%`;
+    parts.push(h("p.review-summary", {}, t("review_summary", r.reviewed, pct,
+      r.loss_total.toFixed(2), r.loss_per_hand.toFixed(2)), ` (${r.unit})`));
+    const here = r.decisions.find((d) => d.index === state.steps[state.index]?.orig); // before action i
+    if (here) {
+      parts.push(h("p.review-here", {}, `${t("played")}: ${actionText(here.played)} · `
+        + `${t("best")}: ${actionText(here.best)} · ${t("loss")}: ${here.loss ?? "?"}`));
+    }
+    parts.push(h("h4", {}, t("costliest")), h("ol.review-costliest", {},
+      r.costliest.map((d) => h("li", {}, h("button.link", { onclick: () => { stop(); go(shownIndex(d.index)); } },
+        `${t("hand_no", d.hand_no)}: ${t("played")} ${actionText(d.played)}, `
+        + `${t("best")} ${actionText(d.best)}, ${t("loss")} ${d.loss.toFixed(2)}`)))));
+  }
+  return h("section.review-box", {}, parts);
+}
+
 function render() {
   if (state.live) {
     renderLive();
@@ -188,7 +244,8 @@ function render() {
       settlementElement(b, he, state.names)) : null,
     tableOf(b, step.events),
     me ? h("section.final-box", {}, h("h3", {}, t("final")), finalElement(me, state.names),
-      h("h3", {}, t("history")), historyElement(b.history, state.names, b.n)) : null));
+      h("h3", {}, t("history")), historyElement(b.history, state.names, b.n)) : null,
+    reviewBox()));
 }
 
 function renderLive() {

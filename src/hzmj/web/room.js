@@ -7,8 +7,8 @@ import { PHRASES, banner, eventFeedback, phraseText, sound } from "./feedback.js
 import { handleKey, ownArea, splitHand } from "./hand.js";
 import { bi, botName, getLang, rulesSummary, serverError, t } from "./i18n.js";
 import {
-  centreInfo, dialog, eventLine, finalElement, h, historyElement, icon, positionOf, roomTitle,
-  ruleLink, seatName, seatNames, seatPanel, settlementElement, tileOpts,
+  centreInfo, dialog, eventLine, finalElement, h, historyElement, icon, positionOf, ratingChip,
+  roomTitle, ruleLink, seatName, seatNames, seatPanel, settlementElement, tileOpts,
 } from "./render.js";
 import { tileElement, tileLabel } from "./tiles.js";
 
@@ -59,10 +59,26 @@ export class RoomPage {
       this.error = e.text;
     }
     this.render();
+    this.refreshRatings();
+  }
+
+  /** Ratings next to the names: fetched again only when the seats change. */
+  async refreshRatings() {
+    const key = JSON.stringify((this.room?.seats || []).map((s) => [s.name, s.bot]));
+    if (key === this.ratingsKey) return;
+    this.ratingsKey = key;
+    try {
+      this.ratings = (await api("GET", `/api/rooms/${this.roomId}/ratings`)).ratings;
+      this.render();
+    } catch {
+      this.ratings = null;
+    }
   }
 
   get names() {
-    return seatNames(this.room);
+    const names = seatNames(this.room);
+    names.ratings = this.ratings;
+    return names;
   }
 
   get token() {
@@ -142,6 +158,7 @@ export class RoomPage {
         const gateWas = this.room?.gate;
         this.room = msg.room;
         if (gateWas && !msg.room.gate) this.closeSettlement();
+        this.refreshRatings();
         break;
       }
       case "error":
@@ -505,7 +522,7 @@ export class RoomPage {
       const me = s.seat === mySeat;
       return h("li.seat-slot", { dataset: { seat: s.seat } },
         h("b", {}, t("seat_no", s.seat + 1)), " ",
-        free ? h("i", {}, t("empty")) : seatName(this.names, s.seat),
+        free ? h("i", {}, t("empty")) : [seatName(this.names, s.seat), " ", ratingChip(this.names, s.seat)],
         s.owner ? ` · ${t("owner")}` : "", me ? ` · ${t("you")}` : "",
         free ? null : h(`span.${s.ready ? "chip-ready" : "chip-notready"}`, {},
           s.ready ? `✓ ${t("ready_mark")}` : t("not_ready")),
