@@ -47,7 +47,7 @@ def start_node(name: str, port: int, db: str, redis_url: str, args: argparse.Nam
     return subprocess.Popen(
         [sys.executable, "-m", "hzmj.server", "--port", str(port), "--db", db,
          "--log-level", "warning", "--redis", redis_url, "--node-id", name,
-         "--public-url", f"http://127.0.0.1:{port}"], env=env, stdout=subprocess.DEVNULL)
+         "--node-url", f"http://127.0.0.1:{port}"], env=env, stdout=subprocess.DEVNULL)
 
 
 def wait_up(port: int) -> None:

@@ -165,7 +165,8 @@ def test_wrong_password_and_unknown_user_get_the_same_answer(client: TestClient)
     client.cookies.clear()
     wrong, unknown = login(client, password="wrong password"), login(client, "nobody")
     assert wrong.status_code == unknown.status_code == 401
-    assert wrong.json() == unknown.json() == {"detail": "wrong user name or password"}
+    assert wrong.json() == unknown.json() == {"detail": "wrong user name or password",
+                                              "code": "refused"}
     assert client.get("/api/me").json()["account"] is None
 
 

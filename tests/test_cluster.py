@@ -99,7 +99,7 @@ class Node(ServerProcess):
         super().__init__(PG_URL, {"HZMJ_LEASE_TTL": str(TTL), "HZMJ_BOT_DELAY": "0.01",  # type: ignore[arg-type]
                                   "HZMJ_AWAY_GRACE": "60"})
         self.name = name
-        self.args = ["--redis", redis_url, "--node-id", name, "--public-url", self.base]
+        self.args = ["--redis", redis_url, "--node-id", name, "--node-url", self.base]
 
 
 @pytest.fixture(scope="module")

@@ -144,8 +144,8 @@ class Client:
 
     async def play(self, choose: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
                    stop: str = "match_end", timeout: float = 60) -> dict[str, Any]:
-        """Answer every prompt (by default with its default action) until an event of
-        type ``stop``; return that event message."""
+        """Answer every prompt (by default with its default action) and press ready after
+        each hand until an event of type ``stop``; return that event message."""
         end = time.monotonic() + timeout
         while True:
             msg = await self.recv(max(0.01, end - time.monotonic()))
@@ -155,6 +155,8 @@ class Client:
                                  "action": action})
             elif msg["type"] == "event" and msg["event"]["type"] == stop:
                 return msg
+            elif msg["type"] == "event" and msg["event"]["type"] == "hand_end":
+                await self.send({"type": "ready"})  # the gate between hands
 
 
 def is_event(kind: str) -> Callable[[dict[str, Any]], bool]:

@@ -98,7 +98,8 @@ def _help_hint(exc: typer.TyperException) -> str:
 app = typer.Typer(
     name="hzmj",
     cls=_OneLineErrors,
-    help="Hangzhou Mahjong (杭州麻将): hand calculator, settlement and waits (RULES.md).",
+    help="Hangzhou Mahjong (杭州麻将): hand calculator, settlement and waits. "
+         "§ numbers refer to the rule book: `hzmj rules 6.5` (docs/rules.md).",
     add_completion=False,
     pretty_exceptions_enable=False,
 )
@@ -629,19 +630,28 @@ def serve_command(
     redis: Annotated[str | None, typer.Option(
         "--redis", metavar="URL", help="Run as one node of a cluster sharing this Redis "
         "(redis://host:6379/0) and the --db PostgreSQL; see docs/scaling.md.")] = None,
-    public_url: Annotated[str | None, typer.Option(
-        "--public-url", metavar="URL", help="Where the other nodes reach this one "
+    node_url: Annotated[str | None, typer.Option(
+        "--node-url", metavar="URL", help="Where the other nodes reach this one "
         "(default http://HOST:PORT).")] = None,
     node_id: Annotated[str | None, typer.Option(
         "--node-id", help="This node's name in the cluster (default: host name + random).")]
     = None,
+    public_url: Annotated[str | None, typer.Option(
+        "--public-url", metavar="URL",
+        help="The address friends use (share links, QR code), e.g. "
+             "https://mj.example.org behind a TLS proxy.")] = None,
+    forwarded_allow_ips: Annotated[str, typer.Option(
+        "--forwarded-allow-ips", metavar="IPS",
+        help="Proxies whose X-Forwarded-Proto/-For headers are trusted ('*': any).")]
+    = "127.0.0.1",
 ) -> None:
-    """Run the table server: rooms, bots and real-time play over WebSocket."""
+    """Run the table server: rooms, bots and real-time play over WebSocket.
+    --host 0.0.0.0 lets friends on your network join (README: play with friends)."""
     from hzmj.server.app import serve
 
-    if (public_url or node_id) and not redis:
-        fail("--public-url and --node-id need --redis")
-    serve(host, port, db, log_level, redis, public_url, node_id)
+    if (node_url or node_id) and not redis:
+        fail("--node-url and --node-id need --redis")
+    serve(host, port, db, log_level, public_url, forwarded_allow_ips, redis, node_url, node_id)
 
 
 # --------------------------------------------------------------------------------------
@@ -703,6 +713,29 @@ def node_drain_command(
         print(f"error: {exc}", file=sys.stderr)
         raise typer.Exit(1) from None
     print(f"node {node} drained: {moved} rooms moved; it can be stopped now")
+
+
+# --------------------------------------------------------------------------------------
+# hzmj rules
+
+
+@app.command(name="rules")
+def rules_command(
+    section: Annotated[str | None, typer.Argument(
+        metavar="[§N.N]", help="A section such as 6.5 or §9; none: the list of sections.")]
+    = None,
+) -> None:
+    """Read the rule book (docs/rules.md; the browser shows it at /rules)."""
+    from hzmj import rulebook
+
+    if section is None:
+        for number, title in rulebook.sections().items():
+            typer.echo(f"{'  ' if '.' in number else ''}§{number} {title}")
+        return
+    try:
+        typer.echo(rulebook.section(section))
+    except rulebook.UnknownSectionError as exc:
+        fail(str(exc))
 
 
 # --------------------------------------------------------------------------------------

@@ -18,12 +18,19 @@ from typing import Annotated, Any
 
 from fastapi import FastAPI, Header, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from fastapi.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    Response,
+)
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 from sqlalchemy.engine import make_url
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
+from hzmj import rulebook
 from hzmj.hints import hints as seat_hints
 from hzmj.record import replay_steps
 from hzmj.review import review as review_seat
@@ -48,6 +55,7 @@ from hzmj.server.protocol import (
     RoomInfo,
     RoomList,
     SeatInfo,
+    Share,
     Started,
     client_message,
 )
@@ -111,7 +119,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @app.exception_handler(RoomError)
     async def room_error(_: Request, exc: RoomError) -> JSONResponse:
-        return JSONResponse({"detail": str(exc)}, status_code=exc.status)
+        return JSONResponse({"detail": str(exc), "code": exc.code}, status_code=exc.status)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -145,7 +153,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @app.post("/api/rooms")
     async def create_room(body: CreateRoom) -> RoomCreated:
         rules = Rules.from_dict(body.rules)
-        room = await lobby().create(rules, body.name or "table", body.seed)
+        room = await lobby().create(rules, body.name, body.seed)  # "": the UI names it
         return RoomCreated(room_id=room.id)
 
     @app.get("/api/rooms")
@@ -175,6 +183,12 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         await room.call(lambda: room.add_bot(_bearer(authorization), body.seat, body.bot))
         return BotAdded(seat=body.seat, bot=body.bot)
 
+    @app.delete("/api/rooms/{room_id}/seats/{seat}")
+    async def remove_seat(room_id: str, seat: int, authorization: Auth = None) -> Health:
+        room = lobby().get(room_id)
+        await room.call(lambda: room.remove_seat(_bearer(authorization), seat))
+        return Health()
+
     @app.post("/api/rooms/{room_id}/start")
     async def start(room_id: str, authorization: Auth = None) -> Started:
         room = lobby().get(room_id)
@@ -195,6 +209,13 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         mine, view = await room.call(lambda: room.seat_view(_bearer(authorization), seat))
         adviser = get_bot(hint_bot(cfg.hint_ms), room.seed + mine)
         return Hints.model_validate(await asyncio.to_thread(seat_hints, view, adviser))
+
+    @app.get("/api/rooms/{room_id}/share")
+    async def share(room_id: str, request: Request) -> Share:
+        """The room's link for friends, and its QR code (SVG)."""
+        await get_room(room_id)  # 404 for an unknown room
+        url = f"{public_base(request, cfg)}/room/{room_id}"
+        return Share(url=url, qr_svg=_qr_svg(url))
 
     @app.get("/api/matches/{room_id}/record")
     async def record(room_id: str) -> JSONResponse:
@@ -228,18 +249,18 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         room = lobby().rooms.get(room_id)
         if room is not None:
             if room.match is None or not room.match.over:
-                raise RoomError(409, "the match is not over yet")
+                raise RoomError(409, "the match is not over yet", "not_over")
             return room.match.record(), [s.name for s in room.seats]
         stored = await _finished(room_id)
         if stored.record is None:
-            raise RoomError(409, "the match is not over yet")
+            raise RoomError(409, "the match is not over yet", "not_over")
         names = {s.seat: s.name for s in stored.seats}
         return stored.record, [names.get(i) for i in range(Rules.from_dict(stored.rules).players)]
 
     async def _finished(room_id: str) -> StoredRoom:
         found = await store().load_rooms(room_id=room_id)
         if not found:
-            raise RoomError(404, f"no room {room_id!r}")
+            raise RoomError(404, f"no room {room_id!r}", "no_room")
         return found[0]
 
     app.include_router(account_routes(accounts))
@@ -298,6 +319,10 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     async def replay_page(room_id: str) -> Response:
         return page("replay.html")
 
+    @app.get("/rules", include_in_schema=False)
+    async def rules_page() -> HTMLResponse:
+        return HTMLResponse(_rules_page())
+
     app.mount("/static", StaticFiles(directory=web, check_dir=False), name="static")
     return app
 
@@ -309,6 +334,46 @@ def cluster_lobby(store: Store, cfg: ServerConfig, app: FastAPI) -> Lobby:
     lobby = ClusterLobby(store, cfg)
     lobby.app = app
     return lobby
+
+
+
+def public_base(request: Request, cfg: ServerConfig) -> str:
+    """The address friends should use: ``--public-url``; else the address this visitor
+    used (the scheme and client as forwarded by a trusted proxy, its Host header); a
+    visitor on this machine's loopback gets the LAN address when the server listens on
+    every interface (``--host 0.0.0.0``)."""
+    if cfg.public_url:
+        return cfg.public_url.rstrip("/")
+    base = str(request.base_url).rstrip("/")
+    host = request.url.hostname or ""
+    if cfg.lan_url and host in ("127.0.0.1", "localhost", "::1"):
+        return cfg.lan_url.rstrip("/")
+    return base
+
+
+def _qr_svg(url: str) -> str:
+    import io
+
+    import segno
+
+    out = io.BytesIO()
+    segno.make(url, error="m").save(out, kind="svg", scale=4, border=2, xmldecl=False,
+                                    svgns=True, dark="#111", light="#fff")
+    return out.getvalue().decode()
+
+
+_RULES_PAGE = """<!doctype html>
+<html lang="zh-CN"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>规则 Rules · 杭州麻将</title><link rel="icon" href="data:,">
+<link rel="stylesheet" href="/static/style.css"></head>
+<body><header class="top"><a class="home" href="/">杭州麻将</a>
+<a href="/">大厅 · Lobby</a></header>
+<main class="rulebook">{body}</main></body></html>"""
+
+
+def _rules_page() -> str:
+    return _RULES_PAGE.format(body=rulebook.to_html())
 
 
 async def _after_match(store: Store, room_id: str, record: dict[str, Any]) -> None:
@@ -421,8 +486,9 @@ def _parse(text: str) -> Any:
     if not isinstance(data, dict):
         return "a message must be a JSON object"
     kind = data.get("type")
-    if kind not in ("action", "snapshot", "auto"):
-        return f"unknown message type {kind!r} (expected action, snapshot or auto)"
+    if kind not in ("action", "snapshot", "auto", "ready", "phrase"):
+        return (f"unknown message type {kind!r} "
+                "(expected action, snapshot, auto, ready or phrase)")
     try:
         return client_message.validate_python(data)
     except ValidationError as exc:
@@ -431,27 +497,56 @@ def _parse(text: str) -> Any:
         return f"bad {kind} message: {where}: {first['msg']}"
 
 
+def lan_address() -> str | None:
+    """This machine's address on its local network (no packet is sent), or None."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("192.0.2.1", 9))  # TEST-NET-1: only picks the outgoing interface
+            address: str = s.getsockname()[0]
+        except OSError:
+            return None
+    return None if address.startswith("127.") else address
+
+
 def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None,
-          log_level: str = "info", redis: str | None = None, public_url: str | None = None,
-          node_id: str | None = None) -> None:
-    """Run the server until interrupted (``hzmj serve``); with ``redis``, as one node of
-    a cluster (docs/scaling.md) that other nodes reach at ``public_url``."""
+          log_level: str = "info", public_url: str | None = None,
+          forwarded_allow_ips: str = "127.0.0.1", redis: str | None = None,
+          node_url: str | None = None, node_id: str | None = None) -> None:
+    """Run the server until interrupted (``hzmj serve``).
+
+    ``host`` 0.0.0.0 opens it to the network; ``public_url`` (``https://mj.example.org``)
+    is the address share links and QR codes use; ``forwarded_allow_ips`` are the proxies
+    whose X-Forwarded-Proto / -For headers are believed (a TLS proxy in front: wss).
+    With ``redis`` it runs as one node of a cluster (docs/scaling.md) that the other nodes
+    reach at ``node_url``.
+    """
     import uvicorn
 
-    if redis and not public_url:
-        public_url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}"
-    cfg = ServerConfig.from_env(db=db, redis=redis, public_url=public_url, node_id=node_id)
+    if redis and not node_url:
+        node_url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}"
+    lan = lan_address() if host in ("0.0.0.0", "::") else None
+    cfg = ServerConfig.from_env(db=db, public_url=public_url,
+                                lan_url=f"http://{lan}:{port}" if lan else None,
+                                redis=redis, node_url=node_url, node_id=node_id)
     if cfg.redis and make_url(cfg.db_url).get_backend_name() == "sqlite":
         raise SystemExit("error: --redis needs a shared database (--db postgresql://…), "
                          "not SQLite")
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("alembic").setLevel(logging.WARNING)
     shown = make_url(cfg.db_url).render_as_string(hide_password=True)
-    node = f", node at {cfg.public_url}, Redis {_hide(cfg.redis)}" if cfg.redis else ""
-    print(f"hzmj table server: open http://{host}:{port}/  (database {shown}{node})",
+    node = f", node at {cfg.node_url}, Redis {_hide(cfg.redis)}" if cfg.redis else ""
+    local = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    print(f"hzmj table server: open http://{local}:{port}/  (database {shown}{node})",
           flush=True)
+    if cfg.public_url:
+        print(f"  friends use {cfg.public_url}", flush=True)
+    elif lan:
+        print(f"  friends on your network use http://{lan}:{port}/", flush=True)
     uvicorn.run(create_app(cfg), host=host, port=port, log_level=log_level,
-                ws_max_size=WS_MAX_FRAME, ws_per_message_deflate=False)
+                ws_max_size=WS_MAX_FRAME, ws_per_message_deflate=False,
+                proxy_headers=True, forwarded_allow_ips=forwarded_allow_ips)
 
 
 def _hide(url: str) -> str:

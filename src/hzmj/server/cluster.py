@@ -137,7 +137,7 @@ class ClusterLobby(Lobby):
         super().__init__(store, config)
         assert config.redis, "ClusterLobby needs config.redis"
         self.node_id = config.node_id or f"{os.uname().nodename}-{secrets.token_hex(3)}"
-        self.url = (config.public_url or "").rstrip("/")
+        self.url = (config.node_url or "").rstrip("/")
         self.ttl_ms = int(config.lease_ttl * 1000)
         self.redis = _redis(config.redis)
         self._renew = self.redis.register_script(RENEW)

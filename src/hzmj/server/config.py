@@ -35,7 +35,8 @@ class ServerConfig:
     db: str = "./hzmj.db"
     bot_delay: float = 0.6  # a bot's thinking pause before it acts
     bot_workers: int = 1  # processes that run the bots (0: in the event loop)
-    hand_pause: float = 3.0  # between a hand's end and the next hand's first prompt
+    hand_pause: float = 3.0  # after the next hand is dealt, before its first prompt (the deal)
+    ready_seconds: float = 20.0  # the gate between hands: longest wait for 继续 (ready)
     time_scale: float = 1.0  # multiplies claim_seconds / turn_seconds (tests shorten them)
     away_grace: float = 10.0  # a disconnected player keeps the clock this long before 托管
     expiries_to_auto: int = 2  # consecutive clock expiries that switch a seat to 托管
@@ -49,10 +50,13 @@ class ServerConfig:
     web_dir: str | None = None  # the browser client's static files (None: hzmj/web)
     # many nodes (docs/scaling.md); without ``redis`` the server is one process on its own
     redis: str | None = None  # redis://host:port/db shared by every node
-    public_url: str | None = None  # where other nodes (and clients) reach this node
+    node_url: str | None = None  # where the other nodes reach this node
     node_id: str | None = None  # unique per node (None: made up at start-up)
     lease_ttl: float = 5.0  # a room's lease; a dead owner's rooms move after this
     forward_timeout: float = 10.0  # a command forwarded to a room's owner
+    public_url: str | None = None  # the address players use (share links, QR); None: the
+    # address each visitor used, forwarded headers included
+    lan_url: str | None = None  # set by `serve --host 0.0.0.0`: links for local visitors
     hint_ms: int = 300  # a hint's time budget: the strongest bot that fits decides
 
     @property

@@ -66,6 +66,17 @@ class SeatInfo(_Model):
     auto: bool = Field(description="played by a bot now: 托管, left, or away")
     left: bool = Field(description="the player escaped (RULES §8.5)")
     owner: bool
+    ready: bool = Field(default=False, description="marked ready: in the waiting room, or "
+                                                   "at the gate between hands (bots: always)")
+
+
+class GateInfo(_Model):
+    """The pause between two hands: no clock runs until every seat is ready or the
+    countdown ends."""
+
+    hand_no: int = Field(description="the hand about to be dealt")
+    deadline_ms: int = Field(description="epoch ms when the next hand starts anyway")
+    ready: list[int] = Field(description="seats ready (bots and seats played by a bot at once)")
 
 
 class RoomInfo(_Model):
@@ -77,6 +88,8 @@ class RoomInfo(_Model):
     free_seats: list[int]
     state_id: int | None = Field(description="the match's state, once started")
     hand_no: int | None
+    gate: GateInfo | None = Field(default=None, description="set between two hands")
+    spectators: int = Field(default=0, description="connected spectators")
 
 
 class RoomList(_Model):
@@ -153,6 +166,10 @@ class Replay(_Model):
     steps: list[ReplayStep]
 
 
+class Share(_Model):
+    url: str = Field(description="the room's link for friends (--public-url, else the "
+                                 "address the visitor used)")
+    qr_svg: str = Field(description="a QR code of url, as an SVG document")
 class ReviewDecision(_Model):
     index: int = Field(description="the action's place in the record (replay step index + 1)")
     hand_no: int
@@ -178,8 +195,9 @@ class Review(_Model):
 
 
 class ErrorBody(_Model):
-    detail: str
+    detail: str = Field(description="in English")
     option: str | None = Field(default=None, description="the room option at fault")
+    code: str | None = Field(default=None, description="a stable key a client may translate")
 
 
 # --------------------------------------------------------------------------------------
@@ -191,6 +209,8 @@ class SnapshotMsg(_Model):
     state_id: int
     seat: int | None = Field(description="your seat; null for a spectator")
     view: Json | None = Field(description="hzmj view(seat); null before the match starts")
+    history: list[Json] = Field(default_factory=list, description="the 战绩: every finished "
+                                "hand's hand_end event, with its win event as `win` (or null)")
 
 
 class EventMsg(_Model):
@@ -220,11 +240,27 @@ class RoomMsg(_Model):
 
 class ErrorMsg(_Model):
     type: Literal["error"] = "error"
-    reason: str
+    reason: str = Field(description="in English")
+    code: str | None = Field(default=None, description="a stable key a client may translate "
+                                                       "(docs/protocol.md lists them)")
+
+
+class ClockMsg(_Model):
+    type: Literal["clock"] = "clock"
+    seat: int | None = Field(description="the seat in turn; null in a claim window (who may "
+                                         "claim is not told, RULES §13)")
+    phase: Literal["turn", "claim"]
+    deadline_ms: int = Field(description="epoch ms when the clock acts")
+
+
+class PhraseMsg(_Model):
+    type: Literal["phrase"] = "phrase"
+    seat: int
+    phrase: int = Field(description="index into the client's list of quick phrases (快捷语)")
 
 
 ServerMessage = Annotated[
-    SnapshotMsg | EventMsg | PromptMsg | AckMsg | RoomMsg | ErrorMsg,
+    SnapshotMsg | EventMsg | PromptMsg | AckMsg | RoomMsg | ErrorMsg | ClockMsg | PhraseMsg,
     Field(discriminator="type"),
 ]
 
@@ -247,18 +283,30 @@ class AutoRequest(_Model):
     on: bool = Field(description="托管: let the bot play this seat")
 
 
-ClientMessage = Annotated[
-    ActionRequest | SnapshotRequest | AutoRequest, Field(discriminator="type")
-]
-client_message: TypeAdapter[ActionRequest | SnapshotRequest | AutoRequest] = TypeAdapter(
-    ClientMessage)
+class ReadyRequest(_Model):
+    type: Literal["ready"] = "ready"
+    on: bool = Field(default=True, description="ready (继续 / 准备) or not (waiting room only)")
+
+
+PHRASES = 8  # quick phrases (快捷语) the client knows
+
+
+class PhraseRequest(_Model):
+    type: Literal["phrase"] = "phrase"
+    phrase: int = Field(ge=0, lt=PHRASES, description="index of a quick phrase (快捷语)")
+
+
+AnyClientMessage = (ActionRequest | SnapshotRequest | AutoRequest | ReadyRequest
+                    | PhraseRequest)
+ClientMessage = Annotated[AnyClientMessage, Field(discriminator="type")]
+client_message: TypeAdapter[AnyClientMessage] = TypeAdapter(ClientMessage)
 
 
 def protocol_schema() -> Json:
     """JSON Schema of every message (``docs/protocol.schema.json``)."""
     models: tuple[type[BaseModel], ...] = (
         Health, CreateRoom, RoomCreated, RoomInfo, RoomList, JoinRoom, Joined, AddBot, BotAdded,
-        Started, Left, Hints, Replay, Review, ErrorBody, *ACCOUNT_MODELS)
+        Started, Left, Hints, Replay, Review, Share, ErrorBody, *ACCOUNT_MODELS)
     http = {m.__name__: m for m in models}
 
     defs: dict[str, Any] = {}

@@ -30,10 +30,16 @@ from hzmj.server.config import ServerConfig
 from hzmj.server.protocol import (
     AckMsg,
     ActionRequest,
+    AnyClientMessage,
     AutoRequest,
+    ClockMsg,
     ErrorMsg,
     EventMsg,
+    GateInfo,
+    PhraseMsg,
+    PhraseRequest,
     PromptMsg,
+    ReadyRequest,
     RoomInfo,
     RoomMsg,
     SeatInfo,
@@ -50,11 +56,21 @@ MOVING = "the room is stopping here (server restart or move); try again"
 
 
 class RoomError(Exception):
-    """A command a room refuses; ``status`` is the HTTP status to answer with."""
+    """A command a room refuses; ``status`` is the HTTP status to answer with, ``code`` a
+    stable key the browser translates (docs/protocol.md)."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, code: str = "refused") -> None:
         super().__init__(message)
         self.status = status
+        self.code = code
+
+
+class Refused(IllegalActionError):
+    """A client message the room refuses, with a stable ``code`` for translation."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class Connection:
@@ -74,8 +90,8 @@ class Connection:
         self.outbox.put_nowait(message if isinstance(message, str)
                                else message.model_dump_json())
 
-    def error(self, reason: str) -> None:
-        self.send(ErrorMsg(reason=reason))
+    def error(self, reason: str, code: str | None = None) -> None:
+        self.send(ErrorMsg(reason=reason, code=code))
 
     def close(self, code: int, reason: str) -> None:
         """Ask the sender to close the socket after what is queued."""
@@ -94,6 +110,7 @@ class Seat:
     auto: bool = False  # 托管: asked for, or after consecutive clock expiries
     expiries: int = 0
     away_since: float | None = None  # monotonic time; None while a client is connected
+    ready: bool = False  # marked ready in the waiting room
     connections: list[Connection] = field(default_factory=list)
 
     @property
@@ -103,6 +120,20 @@ class Seat:
     def stored(self) -> StoredSeat:
         assert self.name is not None
         return StoredSeat(self.index, self.name, self.token_hash, self.bot, self.left)
+
+
+@dataclass
+class Gate:
+    """The pause between two hands (the issue's 准备 gate): the next hand is dealt in the
+    engine but its events are held back and no clock runs until every seat is ready or
+    ``deadline`` passes."""
+
+    hand_no: int  # the hand about to start
+    deadline: float  # monotonic
+    held: list[Event]  # hand_start of the next hand, sent when the gate lifts
+    first_seq: int
+    state_id: int
+    ready: set[int] = field(default_factory=set)
 
 
 @dataclass
@@ -134,6 +165,7 @@ class Room:
         self.demands: dict[int, Demand] = {}
         self.demands_state = -1  # the state_id self.demands were computed for
         self.pause_until = 0.0
+        self.gate: Gate | None = None
         self.bots: dict[int, Bot] = {}
         self._inbox: asyncio.Queue[tuple[Callable[[], Awaitable[Any]],
                                          asyncio.Future[Any] | None]] = asyncio.Queue()
@@ -230,15 +262,29 @@ class Room:
                                         self.config.time_scale, now + self.config.bot_delay)
             if not self._controlled_by_bot(seat, now):
                 self._prompt(seat)
+        self._broadcast_clock()
+
+    def _broadcast_clock(self) -> None:
+        """Every seat's timer for everyone (presence): the seat in turn, or only the end of
+        a claim window, since who may claim is not public (RULES §13)."""
+        m = self.match
+        if m is None or not self.demands:
+            return
+        deadline = max(d.deadline for d in self.demands.values())
+        seat = m.turn if m.phase == "turn" else None
+        text = ClockMsg(seat=seat, phase=m.phase,  # type: ignore[arg-type]
+                        deadline_ms=_epoch_ms(deadline)).model_dump_json()
+        for _, conns in self.all_connections():
+            for conn in conns:
+                conn.send(text)
 
     def _prompt(self, seat: int) -> None:
         demand = self.demands.get(seat)
         if demand is None or self.match is None or not self.seats[seat].connections:
             return
-        deadline_ms = int((time.time() + demand.deadline - time.monotonic()) * 1000)
         msg = PromptMsg(state_id=demand.state_id, phase=demand.phase,  # type: ignore[arg-type]
                         actions=[a.to_json() for a in self.match.legal_actions(seat)],
-                        deadline_ms=deadline_ms).model_dump_json()
+                        deadline_ms=_epoch_ms(demand.deadline)).model_dump_json()
         for conn in self.seats[seat].connections:
             conn.send(msg)
 
@@ -247,6 +293,14 @@ class Room:
         if m is None or m.over:
             return None
         now = time.monotonic()
+        if self.gate is not None:
+            if self._all_ready(now):
+                return 0.0
+            # a player whose away grace ends first counts as ready then (托管)
+            times = [self.gate.deadline] + [
+                s.away_since + self.config.away_grace for s in self.seats
+                if s.away_since is not None and s.away_since + self.config.away_grace > now]
+            return max(0.0, min(times) - now)
         if now < self.pause_until:
             return self.pause_until - now
         if self.demands_state != m.state_id:
@@ -269,6 +323,10 @@ class Room:
         if m is None or m.over:
             return
         now = time.monotonic()
+        if self.gate is not None:
+            if now >= self.gate.deadline or self._all_ready(now):
+                self._lift_gate(now)
+            return
         if now < self.pause_until:
             return
         self._refresh_demands(now)
@@ -307,21 +365,66 @@ class Room:
             self._broadcast_room()
         await self._apply(action)
 
+    # ------------------------------------------------------------------ the gate between hands
+
+    def _all_ready(self, now: float) -> bool:
+        gate = self.gate
+        assert gate is not None
+        return all(i in gate.ready or self._controlled_by_bot(i, now)
+                   for i in range(len(self.seats)))
+
+    def _open_gate(self, events: list[Event], first_seq: int, state_id: int) -> list[Event]:
+        """Hold back the next hand's deal; return the events to send now."""
+        start = next(i for i, e in enumerate(events) if e.type == "hand_start")
+        assert self.match is not None
+        self.gate = Gate(self.match.hand_no, time.monotonic() + self.config.ready_seconds,
+                         events[start:], first_seq + start, state_id)
+        return events[:start]
+
+    def _lift_gate(self, now: float) -> None:
+        gate = self.gate
+        assert gate is not None
+        self.gate = None
+        # the clocks start after the deal has been shown (RULES §8.7 counts from the prompt)
+        self.pause_until = now + self.config.hand_pause
+        self._broadcast_events(gate.held, gate.first_seq, gate.state_id)
+        self._broadcast_room()
+
+    def _set_ready(self, conn: Connection, on: bool) -> None:
+        seat = conn.seat
+        if seat is None:
+            raise Refused("spectator", "spectators have no seat to mark ready")
+        if self.match is None:
+            self.seats[seat].ready = on
+        elif self.gate is None:
+            raise Refused("no_gate", "nothing to be ready for: the hand is being played")
+        elif on:
+            self.gate.ready.add(seat)
+        self._broadcast_room()
+
+    def _phrase(self, conn: Connection, msg: PhraseRequest) -> None:
+        if conn.seat is None:
+            raise Refused("spectator", "only players send quick phrases")
+        text = PhraseMsg(seat=conn.seat, phrase=msg.phrase).model_dump_json()
+        for _, conns in self.all_connections():
+            for c in conns:
+                c.send(text)
+
     # ------------------------------------------------------------------ applying actions
 
     def _check_legal(self, action: Action) -> None:
         m = self.match
         assert m is not None
         if m.over:
-            raise IllegalActionError("the match is over")
+            raise Refused("over", "the match is over")
         if isinstance(action, Escape):
             if m.is_auto(action.seat):
-                raise IllegalActionError(f"seat {action.seat} has already left")
+                raise Refused("left", f"seat {action.seat} has already left")
             return
         if action.seat not in m.to_move():
-            raise IllegalActionError("it is not your turn to act")
+            raise Refused("not_your_turn", "it is not your turn to act")
         if action not in m.legal_actions(action.seat):
-            raise IllegalActionError(f"{action.type} is not one of your legal actions now")
+            raise Refused("not_legal", f"{action.type} is not one of your legal actions now")
 
     async def _apply(self, action: Action) -> None:
         """Persist, apply and broadcast one legal action."""
@@ -332,8 +435,11 @@ class Room:
         first = len(m.log)
         events = m.apply(action)
         if any(e.type == "hand_start" for e in events):
-            self.pause_until = time.monotonic() + self.config.hand_pause
+            events = self._open_gate(events, first, m.state_id)
+            self.demands, self.demands_state = {}, -1
         self._broadcast_events(events, first, m.state_id)
+        if self.gate is not None:
+            self._broadcast_room()
         if m.over:
             await self.store.finish(self.id, m.record())
             self._broadcast_room()
@@ -372,6 +478,7 @@ class Room:
 
     def info(self) -> RoomInfo:
         now = time.monotonic()
+        gate = self.gate
         return RoomInfo(
             room_id=self.id, name=self.name, status=self.status,  # type: ignore[arg-type]
             rules=self.rules.to_dict(),
@@ -379,10 +486,18 @@ class Room:
                             connected=bool(s.connections),
                             auto=self.match is not None and not self.match.over
                             and self._controlled_by_bot(s.index, now) and s.bot is None,
-                            left=s.left, owner=s.index == self.owner) for s in self.seats],
+                            left=s.left, owner=s.index == self.owner,
+                            ready=s.bot is not None or (s.ready if gate is None
+                                                        else s.index in gate.ready))
+                   for s in self.seats],
             free_seats=[s.index for s in self.seats if not s.taken],
             state_id=self.match.state_id if self.match else None,
-            hand_no=self.match.hand_no if self.match else None)
+            hand_no=self.match.hand_no if self.match else None,
+            gate=None if gate is None else GateInfo(
+                hand_no=gate.hand_no, deadline_ms=_epoch_ms(gate.deadline),
+                ready=sorted(i for i in range(len(self.seats))
+                             if i in gate.ready or self._controlled_by_bot(i, now))),
+            spectators=len(self.spectators))
 
     def seat_of_token(self, token: str) -> int | None:
         digest = hash_token(token)
@@ -395,9 +510,11 @@ class Room:
     def _owner_seat(self, token: str | None) -> int:
         seat = self.seat_of_token(token) if token else None
         if seat is None:
-            raise RoomError(401, "a valid seat token is needed (Authorization: Bearer TOKEN)")
+            raise RoomError(401, "a valid seat token is needed (Authorization: Bearer TOKEN)",
+                            "token_needed")
         if seat != self.owner:
-            raise RoomError(403, "only the room's owner (the first seat taken) may do this")
+            raise RoomError(403, "only the room's owner (the first seat taken) may do this",
+                            "owner_only")
         return seat
 
     # ------------------------------------------------------------------ HTTP commands
@@ -405,16 +522,17 @@ class Room:
 
     async def join(self, name: str, seat: int | None) -> tuple[int, str]:
         if self.match is not None:
-            raise RoomError(409, "the match has started")
+            raise RoomError(409, "the match has started", "started")
         free = [s.index for s in self.seats if not s.taken]
         if seat is None:
             if not free:
-                raise RoomError(409, "the room is full")
+                raise RoomError(409, "the room is full", "full")
             seat = free[0]
         elif not 0 <= seat < len(self.seats):
-            raise RoomError(422, f"no seat {seat} at a {len(self.seats)}-player table")
+            raise RoomError(422, f"no seat {seat} at a {len(self.seats)}-player table",
+                            "no_seat")
         elif seat not in free:
-            raise RoomError(409, f"seat {seat} is taken")
+            raise RoomError(409, f"seat {seat} is taken", "seat_taken")
         token = secrets.token_urlsafe(32)
         s = self.seats[seat]
         s.name, s.token_hash, s.bot, s.away_since = name, hash_token(token), None, None
@@ -428,12 +546,13 @@ class Room:
     async def add_bot(self, token: str | None, seat: int, bot: str) -> None:
         self._owner_seat(token)
         if self.match is not None:
-            raise RoomError(409, "the match has started")
+            raise RoomError(409, "the match has started", "started")
         if not 0 <= seat < len(self.seats):
-            raise RoomError(422, f"no seat {seat} at a {len(self.seats)}-player table")
+            raise RoomError(422, f"no seat {seat} at a {len(self.seats)}-player table",
+                            "no_seat")
         s = self.seats[seat]
         if s.taken and s.bot is None and seat != self.owner:
-            raise RoomError(409, f"seat {seat} is taken by a player")
+            raise RoomError(409, f"seat {seat} is taken by a player", "seat_taken")
         self.bots[seat] = get_bot(bot, self.seed + seat)  # UnknownBotError → 422
         # the owner may hand their own seat to a bot and keep their token to run the room
         s.name, s.bot = f"{bot} bot", bot
@@ -442,13 +561,35 @@ class Room:
         await self.store.save_seat(self.id, s.stored())
         self._broadcast_room()
 
+    async def remove_seat(self, token: str | None, seat: int) -> None:
+        """The owner frees a bot's or another player's seat before the start."""
+        owner = self._owner_seat(token)
+        if self.match is not None:
+            raise RoomError(409, "the match has started", "started")
+        if not 0 <= seat < len(self.seats):
+            raise RoomError(422, f"no seat {seat} at a {len(self.seats)}-player table",
+                            "no_seat")
+        if seat == owner:
+            raise RoomError(409, "the owner leaves with POST /leave, not by removing "
+                            "their own seat", "own_seat")
+        s = self.seats[seat]
+        if not s.taken:
+            raise RoomError(409, f"seat {seat} is already free", "seat_free")
+        for conn in s.connections:
+            conn.close(4403, "the owner removed you from this seat")
+        self.seats[seat] = Seat(seat)
+        self.bots.pop(seat, None)
+        await self.store.delete_seat(self.id, seat)
+        self._broadcast_room()
+
     async def start(self, token: str | None) -> int:
         self._owner_seat(token)
         if self.match is not None:
-            raise RoomError(409, "the match has already started")
+            raise RoomError(409, "the match has already started", "started")
         missing = [s.index for s in self.seats if not s.taken]
         if missing:
-            raise RoomError(409, f"every seat must be filled first (free: {missing})")
+            raise RoomError(409, f"every seat must be filled first (free: {missing})",
+                            "seats_free")
         self.match = Match(self.rules, self.seed)
         await self.store.update_room(self.id, status="running")
         now = time.monotonic()
@@ -466,7 +607,8 @@ class Room:
         """Free the seat before the start; escape (RULES §8.5) during the match."""
         seat = self.seat_of_token(token) if token else None
         if seat is None:
-            raise RoomError(401, "a valid seat token is needed (Authorization: Bearer TOKEN)")
+            raise RoomError(401, "a valid seat token is needed (Authorization: Bearer TOKEN)",
+                            "token_needed")
         s = self.seats[seat]
         m = self.match
         if m is None:
@@ -481,9 +623,9 @@ class Room:
             self._broadcast_room()
             return False
         if m.over:
-            raise RoomError(409, "the match is over")
+            raise RoomError(409, "the match is over", "over")
         if s.left:
-            raise RoomError(409, "you have already left")
+            raise RoomError(409, "you have already left", "left")
         await self._apply(Escape(seat))
         s.left = True
         await self.store.save_seat(self.id, s.stored())
@@ -495,11 +637,12 @@ class Room:
         """The token's seat and its view now (for hints); only a seat's own (RULES §13)."""
         mine = self.seat_of_token(token) if token else None
         if mine is None:
-            raise RoomError(401, "a valid seat token is needed (Authorization: Bearer TOKEN)")
+            raise RoomError(401, "a valid seat token is needed (Authorization: Bearer TOKEN)",
+                            "token_needed")
         if seat is not None and seat != mine:
-            raise RoomError(403, "hints are only for your own seat")
+            raise RoomError(403, "hints are only for your own seat", "own_seat_only")
         if self.match is None or self.match.over:
-            raise RoomError(409, "the match is not running")
+            raise RoomError(409, "the match is not running", "not_running")
         return mine, self.match.view(mine)
 
     async def rename_seat(self, seat: int, name: str) -> None:
@@ -526,6 +669,7 @@ class Room:
         if conn.seat is None:
             if conn in self.spectators:
                 self.spectators.remove(conn)
+                self._broadcast_room()
             return
         s = self.seats[conn.seat]
         if conn in s.connections:
@@ -537,36 +681,38 @@ class Room:
     def _send_snapshot(self, conn: Connection) -> None:
         m = self.match
         conn.send(SnapshotMsg(state_id=m.state_id if m else 0, seat=conn.seat,
-                              view=m.view(conn.seat) if m else None))
+                              view=m.view(conn.seat) if m else None,
+                              history=_history(m, conn.seat) if m else []))
         seat = conn.seat
         now = time.monotonic()
-        if (m is not None and seat is not None and seat in self.demands
+        if (m is not None and seat is not None and seat in self.demands and self.gate is None
                 and self.demands_state == m.state_id and now >= self.pause_until
                 and not self._controlled_by_bot(seat, now)):
             demand = self.demands[seat]
-            deadline_ms = int((time.time() + demand.deadline - time.monotonic()) * 1000)
             conn.send(PromptMsg(state_id=demand.state_id, phase=demand.phase,  # type: ignore[arg-type]
                                 actions=[a.to_json() for a in m.legal_actions(seat)],
-                                deadline_ms=deadline_ms))
+                                deadline_ms=_epoch_ms(demand.deadline)))
 
-    async def on_message(self, conn: Connection,
-                         msg: ActionRequest | SnapshotRequest | AutoRequest) -> None:
+    async def on_message(self, conn: Connection, msg: AnyClientMessage) -> None:
         if conn.closed:
             return
-        if isinstance(msg, SnapshotRequest):
-            self._send_snapshot(conn)
-        elif isinstance(msg, AutoRequest):
-            self._set_auto(conn, msg.on)
-        else:
-            try:
+        try:
+            if isinstance(msg, SnapshotRequest):
+                self._send_snapshot(conn)
+            elif isinstance(msg, AutoRequest):
+                self._set_auto(conn, msg.on)
+            elif isinstance(msg, ReadyRequest):
+                self._set_ready(conn, msg.on)
+            elif isinstance(msg, PhraseRequest):
+                self._phrase(conn, msg)
+            else:
                 await self._client_action(conn, msg)
-            except IllegalActionError as exc:
-                conn.error(str(exc))
+        except IllegalActionError as exc:
+            conn.error(str(exc), getattr(exc, "code", "illegal"))
 
     def _set_auto(self, conn: Connection, on: bool) -> None:
         if conn.seat is None:
-            conn.error("spectators have no seat to hand to a bot")
-            return
+            raise Refused("spectator", "spectators have no seat to hand to a bot")
         s = self.seats[conn.seat]
         s.auto, s.expiries = on, 0
         self._broadcast_room()
@@ -577,25 +723,30 @@ class Room:
         seat = conn.seat
         m = self.match
         if seat is None:
-            raise IllegalActionError("spectators cannot act")
+            raise Refused("spectator", "spectators cannot act")
         if m is None:
-            raise IllegalActionError("the match has not started")
+            raise Refused("not_started", "the match has not started")
         if m.over:
-            raise IllegalActionError("the match is over")
+            raise Refused("over", "the match is over")
         if self.seats[seat].left or m.is_auto(seat):
-            raise IllegalActionError("you have left this match; a bot plays your seat")
+            raise Refused("left", "you have left this match; a bot plays your seat")
+        if self.gate is not None:
+            left = max(0, round(self.gate.deadline - time.monotonic()))
+            raise Refused("between_hands", f"hand {self.gate.hand_no} has not started: press "
+                          f"ready (继续), or it starts by itself in {left} s")
         if time.monotonic() < self.pause_until:
-            raise IllegalActionError("the next hand has not started yet")
+            raise Refused("dealing", "the next hand is being dealt; your clock starts in a "
+                          "moment")
         demand = self.demands.get(seat) if self.demands_state == m.state_id else None
         if msg.state_id != m.state_id and (demand is None or msg.state_id != demand.state_id):
-            raise IllegalActionError(f"stale state_id {msg.state_id}: the match is at "
-                                     f"state {m.state_id}")
+            raise Refused("stale", f"stale state_id {msg.state_id}: the match is at "
+                          f"state {m.state_id}")
         data = dict(msg.action)
         if data.setdefault("seat", seat) != seat:
-            raise IllegalActionError(f"seat mismatch: your token plays seat {seat}")
+            raise Refused("seat_mismatch", f"seat mismatch: your token plays seat {seat}")
         action = action_from_json(data)
         if isinstance(action, Escape):
-            raise IllegalActionError("to leave, POST /api/rooms/{room_id}/leave")
+            raise Refused("escape_by_http", "to leave, POST /api/rooms/{room_id}/leave")
         self._check_legal(action)
         s = self.seats[seat]
         s.expiries = 0
@@ -685,7 +836,7 @@ class Lobby:
     def get(self, room_id: str) -> Room:
         room = self.rooms.get(room_id)
         if room is None:
-            raise RoomError(404, f"no room {room_id!r}")
+            raise RoomError(404, f"no room {room_id!r}", "no_room")
         return room
 
     async def close(self) -> None:
@@ -695,3 +846,23 @@ class Lobby:
                     conn.close(1012, "server restarting")
         await asyncio.gather(*(r.stop_actor() for r in self.rooms.values()))
         self.thinker.close()
+
+
+def _history(match: Match, seat: int | None) -> list[dict[str, Any]]:
+    """Every finished hand's ``hand_end`` (as ``seat`` sees it; hands are open at the
+    end, RULES §13) with the hand's ``win`` event attached."""
+    out: list[dict[str, Any]] = []
+    win: dict[str, Any] | None = None
+    for e in match.log:
+        if e.type == "hand_start":
+            win = None
+        elif e.type == "win":
+            win = e.for_seat(seat)
+        elif e.type == "hand_end":
+            out.append({**e.for_seat(seat), "win": win})
+    return out
+
+
+def _epoch_ms(deadline: float) -> int:
+    """A monotonic deadline as epoch milliseconds, for clients."""
+    return int((time.time() + deadline - time.monotonic()) * 1000)

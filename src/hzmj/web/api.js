@@ -1,10 +1,17 @@
 // HTTP calls to the table server and the per-room seat token kept in localStorage.
 
+import { serverError } from "./i18n.js";
+
 export class ApiError extends Error {
   constructor(status, body) {
     super(errorText(body) || `HTTP ${status}`);
     this.status = status;
     this.body = body;
+  }
+
+  /** The refusal in the UI's language (by the server's stable code), else its text. */
+  get text() {
+    return serverError(this.body?.code, this.message);
   }
 
   /** The room option a 422 names, if any (FastAPI `loc` or a `field`/`option` key). */
@@ -78,7 +85,20 @@ export function loadSeat(roomId) {
 }
 
 export function saveSeat(roomId, seat) {
-  localStorage.setItem(key(roomId), JSON.stringify(seat));
+  localStorage.setItem(key(roomId), JSON.stringify({ ...seat, at: seat.at || Date.now() }));
+}
+
+/** Every room this browser holds a seat in, newest first: [{roomId, seat, name, at}]. */
+export function mySeats() {
+  const out = [];
+  for (let i = 0; i < localStorage.length; i += 1) {
+    const k = localStorage.key(i);
+    if (!k?.startsWith("hzmj.seat.")) continue;
+    const roomId = k.slice("hzmj.seat.".length);
+    const seat = loadSeat(roomId);
+    if (seat) out.push({ roomId, ...seat });
+  }
+  return out.sort((a, b) => (b.at || 0) - (a.at || 0));
 }
 
 export function forgetSeat(roomId) {

@@ -2,6 +2,7 @@
 
 import { accountLinks } from "./account.js";
 import { loadMe } from "./api.js";
+import { headerTools } from "./feedback.js";
 import { getLang, setLang, t } from "./i18n.js";
 import { renderLobby } from "./lobby.js";
 import { h } from "./render.js";
@@ -17,7 +18,7 @@ function renderHeader() {
   document.title = t("title");
   header.replaceChildren(
     h("a.home", { href: "/" }, t("title")), accountLinks(me),
-    h("button.lang", { onclick: toggleLang, "aria-label": "language" }, t("lang")));
+    headerTools(renderHeader, toggleLang));
 }
 
 function toggleLang() {

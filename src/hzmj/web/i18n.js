@@ -108,6 +108,7 @@ const STRINGS = {
   loss: ["损失", "loss"],
   choose: ["选择", "Choose"],
   cancel: ["取消", "Cancel"],
+  close: ["关闭", "Close"],
   log: ["记录", "Log"],
   seconds: ["{0}秒", "{0}s"],
   escape: ["{0} 离开（托管）", "{0} left (bot plays)"],
@@ -120,6 +121,81 @@ const STRINGS = {
   seat_wind: ["门风", "Seat wind"],
   seat_no: ["{0}号位", "seat {0}"],
   to_play: ["出牌中", "to play"],
+  ready: ["继续", "Ready"],
+  ready_mark: ["已准备", "ready"],
+  not_ready: ["未准备", "not ready"],
+  prepare: ["准备", "Ready"],
+  unprepare: ["取消准备", "Not ready"],
+  gate_wait: ["第{0}局 {1}秒后开始", "Hand {0} starts in {1}s"],
+  gate_waiting_for: ["等待：{0}", "Waiting for: {0}"],
+  offline: ["离线", "offline"],
+  left_seat: ["已逃跑", "escaped"],
+  spectators: ["观众 {0}", "{0} watching"],
+  escaped_banner: ["{0} 逃跑了，机器人接手", "{0} escaped; a bot plays on"],
+  escaped_penalty: ["{0} 逃跑：按财飘赔付", "{0} escaped and pays as for 财飘"],
+  claim_on: ["{0} 打出 {1}：要吗？", "{0} discarded {1}: claim it?"],
+  remove: ["移出", "Remove"],
+  bot_level: ["机器人等级", "Bot level"],
+  bot_name: ["{0}机器人", "{0} bot"],
+  bot_efficiency: ["效率", "Efficiency"],
+  bot_strong: ["高手", "Strong"],
+  bot_random: ["随机", "Random"],
+  default_room: ["{0}的房间", "{0}'s table"],
+  room_unknown: ["房间 {0} 不存在或已关闭。", "There is no room {0} (or it was closed)."],
+  room_unknown_title: ["找不到房间", "Room not found"],
+  qr: ["二维码", "QR code"],
+  share_help: ["朋友用手机扫码或打开链接即可入座", "Friends scan the code or open the link to join"],
+  history: ["战绩", "Scores"],
+  hand_col: ["局", "Hand"],
+  result_col: ["结果", "Result"],
+  my_matches: ["我的对局", "My matches"],
+  no_matches: ["还没有对局", "No matches yet"],
+  status_open: ["等待中", "waiting"],
+  status_running: ["进行中", "playing"],
+  status_over: ["已结束", "finished"],
+  open: ["打开", "Open"],
+  rules_link: ["规则", "Rules"],
+  rule_ref: ["规则 {0}", "rule {0}"],
+  mute: ["静音", "Mute"],
+  sound: ["声音", "Sound"],
+  phrases: ["快捷语", "Phrases"],
+  autoplay: ["自动播放", "Autoplay"],
+  pause: ["暂停", "Pause"],
+  speed: ["速度", "Speed"],
+  live_view: ["观战", "Watch live"],
+  next_hand_in: ["下一局", "Next hand"],
+  dice: ["骰子", "Dice"],
+  flip: ["翻财神", "Flipped wild"],
+  winning_hand: ["胡牌", "Winning hand"],
+  baotou_line: ["爆头：将（对子）= 胡的那张 + 一张财神，×2 起", "爆头 (baotou): the pair is the winning tile plus a 财神; ×2 and up"],
+  plays_as: ["当{0}", "as {0}"],
+  standin_note: ["白板当{0}", "white dragon as {0}"],
+  share_formula: ["{0} × M {1} × 底分 {2}", "{0} × M {1} × base {2}"],
+  factor_line: ["庄家倍数", "Dealer factor"],
+  m_line: ["番数 M", "Multiplier M"],
+  chain_line: ["链", "Chain"],
+  self_drawn: ["{0} 自摸", "{0} self-drew"],
+  dealt_in: ["{0} 放铳", "{0} dealt in"],
+  won_on: ["{0} 胡 {1} 的牌", "{0} won on {1}'s discard"],
+  total_col: ["合计", "Total"],
+  seat_short: ["{0}号", "#{0}"],
+  err_between_hands: ["下一局还没开始：请点“继续”", "The next hand has not started: press Ready"],
+  err_dealing: ["正在发牌，马上轮到你", "Dealing: your clock starts in a moment"],
+  err_stale: ["操作已过期（局面已变化）", "Too late: the table has moved on"],
+  err_not_your_turn: ["还没轮到你", "It is not your turn"],
+  err_not_legal: ["现在不能这样做", "That move is not allowed now"],
+  err_spectator: ["观众不能操作", "Spectators cannot act"],
+  err_over: ["比赛已结束", "The match is over"],
+  err_left: ["你已离开本局，由机器人代打", "You left; a bot plays your seat"],
+  err_started: ["比赛已开始", "The match has started"],
+  err_full: ["房间已满", "The room is full"],
+  err_seat_taken: ["该座位已有人", "That seat is taken"],
+  err_owner_only: ["只有房主可以这样做", "Only the room's owner can do that"],
+  err_token_needed: ["请先入座", "Take a seat first"],
+  err_seats_free: ["还有空位，先坐满再开始", "Fill every seat first"],
+  err_no_room: ["房间不存在", "No such room"],
+  err_not_over: ["比赛尚未结束", "The match is not over yet"],
+  err_no_gate: ["正在对局中", "The hand is being played"],
   your_turn_help: ["轮到你出牌：点选一张再点一次（或双击）打出；键盘 ←→ 选牌，Enter 打出",
     "Your turn: tap a tile twice (or double-click) to discard; keyboard ←→ then Enter"],
 };
@@ -249,6 +325,17 @@ export function rulesSummary(r) {
   parts.push(zh ? `吃碰${r.claim_seconds}秒 · 出牌${r.turn_seconds}秒`
     : `claims ${r.claim_seconds}s · turn ${r.turn_seconds}s`);
   return parts.join(" · ");
+}
+
+/** A server refusal in the UI's language: by its stable `code`, else its English text. */
+export function serverError(code, reason) {
+  const key = `err_${code}`;
+  return code && STRINGS[key] ? pick(STRINGS[key]) : String(reason || "");
+}
+
+/** A bot's display name: "效率机器人" / "Efficiency bot". */
+export function botName(bot) {
+  return t("bot_name", STRINGS[`bot_${bot}`] ? t(`bot_${bot}`) : bot);
 }
 
 export function levelName(level) {
