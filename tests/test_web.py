@@ -546,6 +546,10 @@ def test_two_people_and_two_bots_through_the_ready_gate(
     alice.fill("#player-name", "Alice")
     alice.click("details.advanced summary")
     alice.fill("#opt-seed", "5")
+    # clocks a test driving two pages one after the other always beats (the default 3 s
+    # claim window is not): a seat may go to 托管 only by reading, which must not happen
+    alice.fill("#opt-claim_seconds", "15")
+    alice.fill("#opt-turn_seconds", "60")
     alice.click("button.create-room")
     alice.wait_for_url("**/room/**")
     room_id = alice.url.rsplit("/", 1)[1]
