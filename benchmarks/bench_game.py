@@ -16,7 +16,14 @@ process CPU time (so other load on the machine disturbs the figures less):
   every step).
 
 Output: ``{"hzmj_hands_per_s", "rlcard_hands_per_s", "ratio", ...}`` with ``ratio`` =
-hzmj / RLCard.
+hzmj / RLCard.  Also, for search and simulation:
+
+* ``nolog_hands_per_s`` / ``nolog_ratio``: the same hands with ``Match(..., log=False)``,
+  in the same interleaved rounds against RLCard;
+* ``clone_us``: µs per ``Match.clone()`` of positions along random hands (median);
+* ``rollouts_per_100ms``: from such positions, how many random rollouts (clone, then
+  uniform random legal actions to the hand's end) fit in 100 ms of CPU (median);
+* ``compiled``: whether the engine runs as the mypyc build (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -35,14 +42,14 @@ from hzmj.game import Match
 from hzmj.rules import Rules
 
 
-def hzmj_hands_per_s(hands: int, seed: int, *, views: bool) -> float:
+def hzmj_hands_per_s(hands: int, seed: int, *, views: bool, log: bool = True) -> float:
     """Hands per CPU second of four random bots under the default rules."""
     bots = [RandomBot(seed + i) for i in range(4)]
     played = 0
     match_seed = seed
     start = time.process_time()
     while played < hands:
-        m = Match(Rules(), match_seed)
+        m = Match(Rules(), match_seed, log=log)
         while not m.over:
             seat = m.to_move()[0]
             view = m.view(seat) if views else {}
@@ -50,6 +57,63 @@ def hzmj_hands_per_s(hands: int, seed: int, *, views: bool) -> float:
         played += m.hand_no
         match_seed += 1
     return played / (time.process_time() - start)
+
+
+def positions(count: int, seed: int) -> list[Match]:
+    """``count`` unlogged positions spread over random hands (the search's inputs)."""
+    rng = random.Random(seed)
+    out: list[Match] = []
+    while len(out) < count:
+        m = Match(Rules(), rng.getrandbits(32), log=False)
+        stop = rng.randrange(1, 120)
+        while m.hand_no == 1 and m.state_id < stop:
+            seat = m.to_move()[0]
+            m.apply(rng.choice(m.legal_actions(seat)))
+        if m.hand_no == 1:
+            out.append(m)
+    return out
+
+
+def clone_us(matches: list[Match], repeats: int = 200) -> float:
+    """Median µs per ``clone()`` over ``matches`` (CPU time)."""
+    per = []
+    for m in matches:
+        start = time.process_time()
+        for _ in range(repeats):
+            m.clone()
+        per.append((time.process_time() - start) / repeats * 1e6)
+    return statistics.median(per)
+
+
+def rollout(m: Match, rng: random.Random) -> None:
+    """Uniform random legal actions on a clone of ``m`` until its hand ends."""
+    sim = m.clone()
+    hand = sim.hand_no
+    while not sim.over and sim.hand_no == hand:
+        seat = sim.to_move()[0]
+        legal = sim.legal_actions(seat)
+        sim.apply(legal[int(rng.random() * len(legal))])
+
+
+def rollouts_per_100ms(matches: list[Match], seed: int, budget: float = 0.1) -> float:
+    """Median over ``matches`` of the rollouts that fit in ``budget`` CPU seconds."""
+    rng = random.Random(seed)
+    counts = []
+    for m in matches:
+        done = 0
+        start = time.process_time()
+        while time.process_time() - start < budget:
+            rollout(m, rng)
+            done += 1
+        counts.append(done * 0.1 / (time.process_time() - start))
+    return statistics.median(counts)
+
+
+def compiled() -> bool:
+    """Whether the engine modules are the mypyc-compiled build."""
+    import hzmj.game
+
+    return not hzmj.game.__file__.endswith(".py")
 
 
 def _rlcard_random_agent() -> Any:
@@ -91,24 +155,35 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=2000, help="hzmj hands to play")
     parser.add_argument("--rlcard-hands", type=int, default=100, help="RLCard hands to play")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--positions", type=int, default=20,
+                        help="positions for clone_us and rollouts_per_100ms")
     parser.add_argument("--rounds", type=int, default=5,
                         help="interleaved rounds (each side plays hands/rounds per round)")
     args = parser.parse_args()
     random.seed(args.seed)
     hzmj_hands_per_s(200, args.seed + 10_000, views=False)  # warm the hand-analysis memo
     env = rlcard_env(args.seed)
-    ours, theirs = [], []
+    ours, quiet, theirs = [], [], []
     # interleaved rounds: a slow spell of a shared machine hits both sides alike, and the
     # median of the per-round ratios ignores an outlier round
     for r in range(args.rounds):
         ours.append(hzmj_hands_per_s(args.hands // args.rounds, args.seed + 1000 * r,
                                      views=False))
+        quiet.append(hzmj_hands_per_s(args.hands // args.rounds, args.seed + 1000 * r,
+                                      views=False, log=False))
         theirs.append(rlcard_hands_per_s(env, max(1, args.rlcard_hands // args.rounds)))
     ours_viewed = hzmj_hands_per_s(args.hands // 4, args.seed, views=True)
+    starts = positions(args.positions, args.seed)
     result = {
+        "compiled": compiled(),
         "hzmj_hands_per_s": round(statistics.median(ours), 1),
         "rlcard_hands_per_s": round(statistics.median(theirs), 1),
         "ratio": round(statistics.median(o / t for o, t in zip(ours, theirs, strict=True)), 2),
+        "nolog_hands_per_s": round(statistics.median(quiet), 1),
+        "nolog_ratio": round(statistics.median(q / t for q, t in zip(quiet, theirs, strict=True)),
+                             2),
+        "clone_us": round(clone_us(starts), 2),
+        "rollouts_per_100ms": round(rollouts_per_100ms(starts, args.seed), 1),
         "hzmj_hands_per_s_with_views": round(ours_viewed, 1),
         "hzmj_hands": args.hands,
         "rlcard_hands": args.rlcard_hands,

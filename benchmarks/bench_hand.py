@@ -10,6 +10,8 @@ several passes.  Workloads:
 
 * ``win_check``: winning 14-tile hands (hzmj ``is_win_counts``; mahjong
   ``Agari.is_agari``).
+* ``engine_win_check``: the same hands as the engine tests them, from the per-suit integer
+  keys it keeps up to date as tiles move (``hand.is_win_keys``); same baseline.
 * ``shanten``: 13-tile hands dealt from a shuffled wall (hzmj ``shanten_counts``;
   mahjong ``Shanten.calculate_shanten`` without 13 orphans, which Hangzhou rules lack).
 * ``waits``: ready 13-tile hands (a winning hand less one tile); mahjong's baseline is a
@@ -146,11 +148,17 @@ def run(n: int, seed: int, repeats: int) -> dict[str, Any]:
                       for c in ready)
 
     is_win, is_agari = hzmj_hand.is_win_counts, agari.is_agari
+    is_win_keys = hzmj_hand.is_win_keys
+    keyed = [hzmj_hand.group_keys(c) for c in wins]  # what the engine holds per seat
+    assert all(is_win_keys(k, 0, True) for k in keyed)
     shanten_counts, calc = hzmj_hand.shanten_counts, shanten.calculate_shanten
     few = ready[: n // 10]  # the baseline is slow: a tenth of the hands is plenty
     result: dict[str, Any] = {
         "win_check": compare(*per_second([
             (lambda: [is_win(c, 0) for c in wins], n),
+            (lambda: [is_agari(c) for c in wins], n)], repeats)),
+        "engine_win_check": compare(*per_second([
+            (lambda: [is_win_keys(k, 0, True) for k in keyed], n),
             (lambda: [is_agari(c) for c in wins], n)], repeats)),
         "shanten": compare(*per_second([
             (lambda: [shanten_counts(c, 0) for c in dealt], n),
@@ -177,6 +185,7 @@ def run(n: int, seed: int, repeats: int) -> dict[str, Any]:
                                 "shanten_per_s": round(shanten_s),
                                 "waits_per_s": round(waits_s)}
     result["wilds"] = wild_figures
+    result["compiled"] = not hzmj_hand.__file__.endswith(".py")
     result["setup"] = {
         "hands": n,
         "seed": seed,
@@ -203,7 +212,7 @@ def import_seconds() -> float:
 
 def table(result: dict[str, Any]) -> str:
     lines = [f"{'workload':<12}{'hzmj/s':>12}{'mahjong/s':>12}{'ratio':>8}"]
-    for key in ("win_check", "shanten", "waits"):
+    for key in ("win_check", "engine_win_check", "shanten", "waits"):
         r = result[key]
         lines.append(f"{key:<12}{r['hzmj_per_s']:>12,}{r['baseline_per_s']:>12,}"
                      f"{r['ratio']:>8}")

@@ -97,6 +97,8 @@ async def player(port: int, http: httpx.AsyncClient, room: str, token: str, seed
                                           "action": action}))
             elif msg["type"] == "event" and msg["event"]["type"] == "match_end":
                 break
+            elif msg["type"] == "event" and msg["event"]["type"] == "hand_end":
+                await ws.send(json.dumps({"type": "ready"}))  # the gate between hands
     return state
 
 

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import hzmj.game
 from hzmj.events import Action, Chow, Kong, Pong, Win
 from hzmj.game import HandResult, Match
 from hzmj.hints import own_hand
@@ -120,6 +121,13 @@ def _picker(rng: random.Random, legal: list[Action]) -> Action:
     return rng.choice(legal)
 
 
+# play_and_check wraps the engine's private hand-end step on the instance, which the
+# compiled build's classes do not allow (docs/performance.md); pure Python runs it
+needs_pure_engine = pytest.mark.skipif(
+    not hzmj.game.__file__.endswith(".py"),
+    reason="patches Match._end_hand, which compiled classes forbid")
+
+
 def play_and_check(rules: Rules, seed: int, hands: int) -> list[tuple[str, list[str]]]:
     """Play ``hands`` hands; at each hand end every seat's reveal parses back, with the
     hand's 财神, to its real hand (RULES §1.2) and its own view's melds rebuild the same
@@ -152,6 +160,7 @@ def play_and_check(rules: Rules, seed: int, hands: int) -> list[tuple[str, list[
     return revealed
 
 
+@needs_pure_engine
 @pytest.mark.parametrize("mode", ["flip", "white"])
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32), players=st.sampled_from([2, 3, 4]))
@@ -159,6 +168,7 @@ def test_rules_1_2_hand_end_reveals_parse_back(mode: str, seed: int, players: in
     play_and_check(Rules(players=players, caishen_mode=mode), seed, hands=3)
 
 
+@needs_pure_engine
 def test_rules_5_2_stand_in_chows_happen_and_parse_back() -> None:
     # the property above, on fixed seeds, must really meet white dragons standing in
     melds = [m for seed in range(12) for m in play_and_check(Rules(players=4), seed, hands=3)]

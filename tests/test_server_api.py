@@ -153,3 +153,44 @@ def test_database_urls() -> None:
 def test_schema_in_docs_is_current() -> None:
     stored = json.loads((DOCS / "protocol.schema.json").read_text())
     assert stored == protocol_schema(), "run: uv run python -m hzmj.server.protocol"
+
+
+def test_rules_page_serves_the_rule_book_with_anchors(client: TestClient) -> None:
+    page = client.get("/rules")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert 'id="s6.5"' in page.text and 'id="s3"' in page.text and "三摊承包" in page.text
+
+
+def _share(client: TestClient, headers: dict[str, str] | None = None) -> dict[str, str]:
+    room = client.post("/api/rooms", json={"name": "x"}).json()["room_id"]
+    r = client.get(f"/api/rooms/{room}/share", headers=headers or {})
+    assert r.status_code == 200, r.text
+    data: dict[str, str] = r.json()
+    assert data["url"].endswith(f"/room/{room}")
+    assert data["qr_svg"].lstrip().startswith("<svg") and "<path" in data["qr_svg"]
+    return data
+
+
+def test_share_link_uses_the_address_the_visitor_used(client: TestClient) -> None:
+    data = _share(client, {"host": "192.168.1.20:8000"})
+    assert data["url"].startswith("http://192.168.1.20:8000/room/")
+    assert client.get("/api/rooms/nope/share").status_code == 404
+
+
+def test_share_link_prefers_public_url_then_lan_for_local_visitors(tmp_path: Path) -> None:
+    cfg = ServerConfig(db=str(tmp_path / "a.db"), public_url="https://mj.example.org/")
+    with TestClient(create_app(cfg)) as c:
+        assert _share(c)["url"].startswith("https://mj.example.org/room/")
+    cfg = ServerConfig(db=str(tmp_path / "b.db"), lan_url="http://10.0.0.5:8000")
+    with TestClient(create_app(cfg)) as c:
+        assert _share(c, {"host": "127.0.0.1:8000"})["url"].startswith("http://10.0.0.5:8000/")
+        # a friend who came by the LAN address keeps it
+        assert _share(c, {"host": "10.0.0.5:8000"})["url"].startswith("http://10.0.0.5:8000/")
+
+
+def test_refusals_carry_a_code_to_translate(client: TestClient) -> None:
+    r = client.get("/api/rooms/nope")
+    assert r.status_code == 404 and r.json()["code"] == "no_room"
+    room = client.post("/api/rooms", json={"name": "x"}).json()["room_id"]
+    r = client.post(f"/api/rooms/{room}/start")
+    assert r.status_code == 401 and r.json()["code"] == "token_needed"

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from websockets.exceptions import ConnectionClosed
 
 from test_server_support import (
     Client,
@@ -261,5 +263,109 @@ def test_leaving_a_running_match_escapes_and_a_bot_plays_on(server: ServerProces
         assert post(server.base, f"/api/rooms/{room}/leave", token=token).status_code == 409
         record = record_of(server, room)
         assert {"type": "escape", "seat": 0} in record["actions"]
+
+    asyncio.run(run())
+
+
+def _until_hand_end(me: Client) -> Any:
+    async def run() -> None:
+        while True:
+            msg = await me.recv(60)
+            if msg["type"] == "prompt":
+                await me.send({"type": "action", "state_id": msg["state_id"],
+                               "action": msg["actions"][-1]})
+            elif is_event("hand_end")(msg):
+                return
+    return run()
+
+
+def test_gate_between_hands_waits_for_ready_and_answers_actions_clearly(
+        server: ServerProcess) -> None:
+    """The next hand is held until the player presses ready (bots are ready at once); no
+    prompt, clock or deal before that, and an action in the pause gets a coded error."""
+    room, token = room_with_bots(server.base, SHORT, seed=11)
+
+    async def run() -> None:
+        async with Client(server.ws_base, room, token) as me:
+            await me.until(lambda m: m["type"] == "snapshot")
+            assert post(server.base, f"/api/rooms/{room}/start", token=token).status_code == 200
+            await _until_hand_end(me)
+            gate = await me.until(lambda m: m["type"] == "room" and m["room"]["gate"])
+            info = gate["room"]["gate"]
+            assert info["hand_no"] == 2 and info["ready"] == [1, 2, 3]
+            assert info["deadline_ms"] > time.time() * 1000 + 10_000  # ~20 s by default
+            seen = len(me.messages)
+            await me.send({"type": "action", "state_id": 0,
+                           "action": {"type": "discard", "tile": "1m"}})
+            err = await me.until(lambda m: m["type"] == "error")
+            assert err["code"] == "between_hands" and "ready" in err["reason"]
+            await asyncio.sleep(0.5)
+            held = [m for m in me.messages[seen:] if m["type"] in ("prompt", "clock")
+                    or is_event("hand_start")(m)]
+            assert held == [], "the next hand started before the player was ready"
+            await me.send({"type": "ready"})
+            start = await me.until(is_event("hand_start"))
+            assert start["event"]["hand_no"] == 2
+            lifted = await me.until(lambda m: m["type"] == "room")
+            assert lifted["room"]["gate"] is None
+            await me.until(lambda m: m["type"] == "clock")
+
+    asyncio.run(run())
+
+
+def test_gate_countdown_starts_the_next_hand_by_itself(tmp_path: Path) -> None:
+    proc = ServerProcess(tmp_path / "gate.db", {"HZMJ_READY_SECONDS": "1.5"}).start()
+    try:
+        room, token = room_with_bots(proc.base, SHORT, seed=11)
+
+        async def run() -> None:
+            async with Client(proc.ws_base, room, token) as me:
+                await me.until(lambda m: m["type"] == "snapshot")
+                post(proc.base, f"/api/rooms/{room}/start", token=token)
+                await _until_hand_end(me)
+                t0 = time.monotonic()
+                start = await me.until(is_event("hand_start"), timeout=10)
+                assert start["event"]["hand_no"] == 2
+                assert 1.0 <= time.monotonic() - t0 < 5
+
+        asyncio.run(run())
+    finally:
+        proc.stop()
+
+
+def test_waiting_room_ready_marks_and_the_owner_removes_a_seat(server: ServerProcess) -> None:
+    r = post(server.base, "/api/rooms", {"rules": {"players": 3}, "seed": 5})
+    room = r.json()["room_id"]
+    owner = post(server.base, f"/api/rooms/{room}/seats", {"name": "a"}).json()["token"]
+    guest = post(server.base, f"/api/rooms/{room}/seats", {"name": "b"}).json()
+    assert post(server.base, f"/api/rooms/{room}/bots", {"seat": 2, "bot": "random"},
+                owner).status_code == 200
+    # swap the bot's level
+    assert post(server.base, f"/api/rooms/{room}/bots", {"seat": 2, "bot": "strong"},
+                owner).status_code == 200
+
+    async def run() -> None:
+        async with Client(server.ws_base, room, guest["token"]) as me:
+            await me.until(lambda m: m["type"] == "snapshot")
+            await me.send({"type": "ready"})
+            msg = await me.until(lambda m: m["type"] == "room" and m["room"]["seats"][1]["ready"])
+            assert [s["ready"] for s in msg["room"]["seats"]] == [False, True, True]
+            assert msg["room"]["seats"][2]["bot"] == "strong"
+            # only the owner removes, and not their own seat
+            r = httpx.delete(f"{server.base}/api/rooms/{room}/seats/2",
+                             headers={"authorization": f"Bearer {guest['token']}"})
+            assert r.status_code == 403 and r.json()["code"] == "owner_only"
+            r = httpx.delete(f"{server.base}/api/rooms/{room}/seats/0",
+                             headers={"authorization": f"Bearer {owner}"})
+            assert r.status_code == 409
+            for seat in (2, 1):
+                r = httpx.delete(f"{server.base}/api/rooms/{room}/seats/{seat}",
+                                 headers={"authorization": f"Bearer {owner}"})
+                assert r.status_code == 200, r.text
+            with pytest.raises(ConnectionClosed) as closed:
+                await me.until(lambda m: False, timeout=5)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 4403
+        info = httpx.get(f"{server.base}/api/rooms/{room}").json()
+        assert info["free_seats"] == [1, 2]
 
     asyncio.run(run())

@@ -71,7 +71,8 @@ def all_bot_room(server: ServerProcess, seed: int, players: int = 4) -> tuple[st
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[ServerProcess]:
-    query("DROP TABLE IF EXISTS actions, seats, rooms, alembic_version")
+    query("DROP TABLE IF EXISTS match_players, ratings, sessions, accounts, actions, seats, "
+          "rooms, alembic_version CASCADE")
     # ServerProcess passes --db str(db) to the server: a URL works as well as a path
     proc = ServerProcess(PG_URL).start()  # type: ignore[arg-type]
     yield proc

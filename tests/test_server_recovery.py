@@ -25,7 +25,9 @@ from test_server_support import (
 def test_kill_and_restart_loses_nothing(tmp_path: Path) -> None:
     db = tmp_path / "recovery.db"
     # bots think in a worker process here (the default), which must die with the server
-    server = ServerProcess(db, {"HZMJ_AWAY_GRACE": "60", "HZMJ_BOT_WORKERS": "1"}).start()
+    # a short gate between hands: this scripted player never presses ready (继续)
+    server = ServerProcess(db, {"HZMJ_AWAY_GRACE": "60", "HZMJ_BOT_WORKERS": "1",
+                                "HZMJ_READY_SECONDS": "0.5"}).start()
     rng = random.Random(5)
     seen: list[dict[str, Any]] = []
     try:

@@ -139,7 +139,7 @@ def test_hints_are_the_hand_analysis_of_the_seat_s_own_view(client: TestClient) 
              "left": max(0, 4 - own[w.tile] - visible[w.tile] - (w.tile == d))}
             for w in option.useful]
         assert entry["waits"] == []  # no discard is ready at this deal
-    assert got["suggestion"] == make_bot("efficiency", seed).choose(view, legal).to_json()
+    assert action_from_json(got["suggestion"]) in legal  # the expert's, within hint_ms
     assert got["discards"][0]["tile"] == got["suggestion"]["tile"]  # the one marked best
     assert got["candidates"][0]["action"] == got["suggestion"]
 

@@ -38,9 +38,12 @@ class ServerProcess:
     """``python -m hzmj.server`` on a free port with a database file."""
 
     def __init__(self, db: Path, env: dict[str, str] | None = None,
-                 log_level: str = "warning", log: Path | None = None) -> None:
+                 args: list[str] | None = None, log_level: str = "warning",
+                 log: Path | None = None) -> None:
         self.db = db
         self.env = {**os.environ, **FAST, **(env or {})}
+        self.args = args or []  # more command-line options (a cluster node's)
+        self.start_timeout = 120.0  # a busy shared 2-core machine starts slowly
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self.log_level = log_level
@@ -58,9 +61,9 @@ class ServerProcess:
         out = None if self.log is None else self.log.open("ab")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "hzmj.server", "--port", str(self.port), "--db",
-             str(self.db), "--log-level", self.log_level], env=self.env, stdout=out,
-            stderr=out)
-        deadline = time.monotonic() + 120  # a loaded machine imports slowly
+             str(self.db), "--log-level", self.log_level, *self.args], env=self.env,
+            stdout=out, stderr=out)
+        deadline = time.monotonic() + self.start_timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"server exited with {self.proc.returncode}")
@@ -154,8 +157,8 @@ class Client:
 
     async def play(self, choose: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
                    stop: str = "match_end", timeout: float = 60) -> dict[str, Any]:
-        """Answer every prompt (by default with its default action) until an event of
-        type ``stop``; return that event message."""
+        """Answer every prompt (by default with its default action) and press ready after
+        each hand until an event of type ``stop``; return that event message."""
         end = time.monotonic() + timeout
         while True:
             msg = await self.recv(max(0.01, end - time.monotonic()))
@@ -165,6 +168,8 @@ class Client:
                                  "action": action})
             elif msg["type"] == "event" and msg["event"]["type"] == stop:
                 return msg
+            elif msg["type"] == "event" and msg["event"]["type"] == "hand_end":
+                await self.send({"type": "ready"})  # the gate between hands
 
 
 def is_event(kind: str) -> Callable[[dict[str, Any]], bool]:

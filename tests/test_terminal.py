@@ -62,3 +62,17 @@ def test_quit_and_end_of_input_never_crash() -> None:
     out2 = io.StringIO()
     assert play(Rules(), 1, 2, io.StringIO(""), out2, color=False) == 0
     assert "Bye." in out2.getvalue()
+
+
+def test_a_white_dragon_standing_in_is_explained() -> None:
+    """RULES §5.2: in 翻财神 mode the table says what a white dragon plays as, and marks it."""
+    from hzmj.terminal import glyph, standin_note
+
+    out = io.StringIO()
+    feeder = Feeder(out, [], "1", stop_after="deltas")
+    play(Rules(), 3, 0, feeder, out, color=False)  # 财神 1s (see the test above)
+    text = out.getvalue()
+    assert "白板 🀆5z=1s: a white dragon stands in for 1s (一条)" in text
+    assert "it is not a 财神 (rule book §5.2: hzmj rules 5.2)" in text.replace("\n", " ")
+    assert glyph("5z", "1s").endswith("5z=1s[/]") and glyph("5z", "5z").startswith("[bold yellow]*")
+    assert standin_note("5z") == ""  # white dragons are the 财神 themselves: nothing stands in

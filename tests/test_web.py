@@ -26,6 +26,7 @@ pytestmark = pytest.mark.skipif(
 sync_api = pytest.importorskip("playwright.sync_api")
 uvicorn = pytest.importorskip("uvicorn")
 
+import hzmj.game  # noqa: E402
 from hzmj.game import Match  # noqa: E402
 from hzmj.rules import Rules  # noqa: E402
 from hzmj.server.app import create_app  # noqa: E402
@@ -86,10 +87,13 @@ def _free_port() -> int:
 
 
 class _Server:
-    def __init__(self, tmp: Path, bot_delay: float) -> None:
-        cfg = ServerConfig(db=str(tmp / "web.db"), bot_delay=bot_delay, hand_pause=0.3,
-                           expiries_to_auto=1000, away_grace=30.0, bot_workers=1,
-                           allow_fixed_seed=True, claim_pause_scale=0.2)
+    def __init__(self, tmp: Path, bot_delay: float, **settings: Any) -> None:
+        # the tests deal known hands at tables with a human (a test-only switch), and keep
+        # the discard pause short
+        settings = {"hand_pause": 0.3, "expiries_to_auto": 1000, "away_grace": 30.0,
+                    "bot_workers": 1, "allow_fixed_seed": True, "claim_pause_scale": 0.2,
+                    **settings}
+        cfg = ServerConfig(db=str(tmp / "web.db"), bot_delay=bot_delay, **settings)
         self.app = create_app(cfg)
         self.port = _free_port()
         self.base = f"http://127.0.0.1:{self.port}"
@@ -189,7 +193,7 @@ def create_room_with_bots(page: Any, base: str, seed: int,
     sync_api.expect(rules).not_to_contain_text("=")
     sync_api.expect(page.locator("button.copy-link svg.icon-copy")).to_have_count(1)
     for left in (2, 1, 0):
-        page.locator("select.bot-level").first.select_option(BOT)
+        page.locator("select.bot-level:not(.swap-bot)").first.select_option(BOT)
         page.locator("button.add-bot").first.click()
         sync_api.expect(page.locator("button.add-bot")).to_have_count(left)
     if waiting_shot:
@@ -200,8 +204,11 @@ def create_room_with_bots(page: Any, base: str, seed: int,
 
 
 def discard_drawn(page: Any, *, keyboard: bool = False) -> bool:
-    """Discard the drawn tile (select, then click again; or → and Enter)."""
+    """Discard the drawn tile, or the clock's choice when nothing was drawn (select, then
+    click again; or → and Enter)."""
     drawn = page.locator(".hand-tile.drawn.playable")
+    if not drawn.count():  # the dealer's first turn: the tile the clock would discard
+        drawn = page.locator(".hand-tile.default.playable")
     if not drawn.count():
         return False
     if keyboard:
@@ -272,8 +279,12 @@ def test_lobby_bots_and_a_whole_hand_to_the_settlement(server: _Server, page_at:
     dialog = page.locator("dialog.modal")
     sync_api.expect(dialog.locator(".patterns")).to_be_visible()
     sync_api.expect(dialog.locator(".dfactor")).to_contain_text("×")
-    assert dialog.locator("tr.payment").count() >= 1
-    sync_api.expect(dialog.locator("tr.payment").first).to_contain_text("自摸")
+    assert dialog.locator("li.payer").count() >= 1
+    sync_api.expect(dialog.locator("li.payment").first).to_contain_text("自摸")
+    # the winning hand as pictures, names 1-based, § references are links into /rules
+    assert dialog.locator(".win-hand .rgroup").count() >= 1
+    sync_api.expect(dialog.locator(".result")).to_contain_text("号位")
+    sync_api.expect(dialog.locator("a.rule-ref").first).to_have_attribute("href", "/rules#s9.1")
     shot(page, "settlement.png")
     dialog.locator("button").click()
     sync_api.expect(page.locator("dialog.modal")).to_have_count(0)
@@ -285,10 +296,18 @@ def test_pong_through_the_claim_bar_then_reload_restores_the_seat(
     page = page_at(390, 844)
     page.goto(server.base + "/")
     assert no_horizontal_scroll(page), "lobby scrolls sideways at 390 px"
-    # a long claim window: a slow machine must not let the awaited pong expire unseen
-    create_room_with_bots(page, server.base, seed, numbers={"claim_seconds": 20})
-    play_until(page, ".claim-pong", 60, keyboard=False)
+    # long clocks: on a loaded machine neither the awaited pong nor the turn after it (the
+    # hand compared across the reload) may be played by the clock unseen
+    create_room_with_bots(page, server.base, seed,
+                          numbers={"claim_seconds": 20, "turn_seconds": 90})
+    play_until(page, ".claim-pong", 180, keyboard=False)  # slow under a full CI load
     sync_api.expect(page.locator(".claim-pass")).to_be_visible()
+    # the claim bar names the tile: large with whose discard it is, and on the button
+    sync_api.expect(page.locator(".claim-offer .tile.large")).to_be_visible()
+    offered = page.locator(".claim-offer .tile.large").get_attribute("data-tile")
+    sync_api.expect(page.locator(f'.claim-pong .claim-tiles .tile[data-tile="{offered}"]')
+                    ).to_have_count(1)
+    sync_api.expect(page.locator(".claim-clock")).to_contain_text("秒")
     assert no_horizontal_scroll(page), "table with the claim bar scrolls sideways at 390 px"
     shot(page, "table-390-claim.png")
     page.locator(".claim-pong").click()
@@ -312,12 +331,32 @@ def test_pong_through_the_claim_bar_then_reload_restores_the_seat(
     assert no_horizontal_scroll(page), "English table scrolls sideways at 390 px"
     shot(page, "table-390-en.png")
     page.click("button.lang")
+    # landscape phone: still no sideways scroll and own tiles of at least 40 px
+    page.set_viewport_size({"width": 844, "height": 390})
+    sync_api.expect(page.locator(".own .hand .hand-tile").first).to_be_visible()
+    assert no_horizontal_scroll(page), "landscape table scrolls sideways"
+    widths = page.locator(".own .hand .hand-tile").evaluate_all(
+        "nodes => nodes.map(n => n.getBoundingClientRect().width)")
+    assert min(widths) >= 40, widths
+    shot(page, "table-844-landscape.png")
 
 
 def test_room_option_errors_show_next_to_the_field_and_english_toggle(
         server: _Server, page_at: Any) -> None:
     page = page_at(1280)
     page.goto(server.base + "/")
+    # only the fields of the chosen match mode show (hidden wins over the field's CSS)
+    sync_api.expect(page.locator('[data-option="start_points"]')).to_be_hidden()
+    page.select_option("#opt-match_mode", '"points"')
+    sync_api.expect(page.locator('[data-option="start_points"]')).to_be_visible()
+    sync_api.expect(page.locator('[data-option="hands"]')).to_be_hidden()
+    page.select_option("#opt-match_mode", '"hands"')
+    # the sound switch is remembered by the browser
+    page.click("button.mute")
+    sync_api.expect(page.locator("button.mute")).to_have_attribute("aria-pressed", "true")
+    page.reload()
+    sync_api.expect(page.locator("button.mute")).to_have_attribute("aria-pressed", "true")
+    page.click("button.mute")
     page.fill("#player-name", "Bob")
     page.check("#opt-drop_bamboo")
     page.click("button.create-room")
@@ -340,6 +379,21 @@ def test_room_option_errors_show_next_to_the_field_and_english_toggle(
     page.click("button.lang")
     sync_api.expect(page.locator("form.create h2")).to_have_text("Create a room")
     page.click("button.lang")
+    # a lobby option opens its paragraph of the rule book
+    with page.context.expect_page() as opened:
+        page.locator('[data-option="pong_counts_as_tan"] a.rule-ref').click()
+    rules = opened.value
+    rules.wait_for_load_state()
+    assert rules.url.endswith("/rules#s6.5")
+    sync_api.expect(rules.locator("h3#s6\\.5")).to_be_in_viewport()
+    sync_api.expect(rules.locator("h3#s6\\.5")).to_contain_text("摊")
+    assert no_horizontal_scroll(rules)
+    shot(rules, "rules.png")
+    # an unknown room: a friendly page in the UI's language, and no reconnecting
+    page.goto(server.base + "/room/no-such-room")
+    sync_api.expect(page.locator(".unknown-room")).to_contain_text("不存在")
+    page.wait_for_timeout(1500)
+    sync_api.expect(page.locator(".banner")).to_have_count(0)  # no "reconnecting…"
 
 
 def test_white_dragon_stand_in_shows_what_it_plays_as(server: _Server, page_at: Any) -> None:
@@ -405,8 +459,19 @@ def test_auto_play_to_the_final_table_then_the_replay(fast_server: _Server,
     page.wait_for_selector(".replay-controls")
     # the page opens the fairness commitment published at the start (issue 11)
     sync_api.expect(page.locator("p.fair.ok")).to_contain_text(record["commitment"][:16])
-    steps = 1 + len(record["actions"])  # the deal, then one step per action
+    # the deal, one step per action, and every hand's end apart from the next deal
+    steps = 1 + len(record["actions"]) + 7
     sync_api.expect(page.locator(".step-no")).to_contain_text(f"1 / {steps}")
+    assert "回放" in page.title() and "Alice" in page.title()  # the room's name
+    # autoplay stops at each hand's end with its settlement
+    page.locator("select.speed").select_option("4")
+    for hand in (1, 2):
+        page.click("button.play")
+        sync_api.expect(page.locator(".settlement-box > h3")).to_contain_text(f"第{hand}局",
+                                                                            timeout=60000)
+        sync_api.expect(page.locator("button.play")).to_contain_text("自动播放")
+        if hand == 1:
+            shot(page, "replay-hand-end.png")
     first = page.locator(".step-no").inner_text()
     page.click("button.next")
     page.click("button.next")
@@ -416,10 +481,190 @@ def test_auto_play_to_the_final_table_then_the_replay(fast_server: _Server,
     page.locator("select.show-hand").select_option("1")
     page.click("button.last")
     sync_api.expect(page.locator(".final-box")).to_be_visible()
-    sync_api.expect(page.locator(".final-box tbody tr")).to_have_count(4)
+    sync_api.expect(page.locator(".final-box table.final tbody tr")).to_have_count(4)
+    sync_api.expect(page.locator(".final-box table.history tbody tr")).to_have_count(8)
     shot(page, "replay.png")
 
 
+# ------------------------------------------------------------------ two people at one table
+
+
+@pytest.fixture(scope="module")
+def people_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Server]:
+    """Real clocks (托管 after two expiries) and a long gate, so that reading a settlement
+    for a minute is possible; bots act at once."""
+    with _Server(tmp_path_factory.mktemp("people"), bot_delay=0.0, ready_seconds=120.0,
+                 expiries_to_auto=2) as srv:
+        yield srv
+
+
+def act_once(page: Any) -> bool:
+    """One default move of a person if the page offers one: pass a claim, discard the
+    drawn tile (or, after a claim or as dealer, the last playable tile)."""
+    try:
+        if page.locator(".claim-pass").count():
+            page.locator(".claim-pass").first.click(timeout=1500)
+            return True
+        tiles = page.locator(".hand-tile.playable")
+        if tiles.count():
+            tile = page.locator(".hand-tile.drawn.playable")
+            tile = tile if tile.count() else tiles.last
+            tile.dblclick(timeout=1500)
+            return True
+    except sync_api.Error:
+        pass  # the table re-rendered under the click; the next round looks again
+    return False
+
+
+def play_both_until(pages: list[Any], done: str, seconds: float) -> None:
+    """Both people play their default moves until every page shows `done`."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if all(p.locator(done).count() for p in pages):
+            return
+        moved = [act_once(p) for p in pages if not p.locator(done).count()]
+        if not any(moved):
+            pages[0].wait_for_timeout(50)
+    raise AssertionError(f"{done} did not appear on every page within {seconds}s")
+
+
+def box_width(locator: Any) -> float:
+    box = locator.bounding_box()
+    assert box is not None
+    return float(box["width"])
+
+
+def room_of(page: Any, base: str, room_id: str) -> dict[str, Any]:
+    data: dict[str, Any] = page.request.get(f"{base}/api/rooms/{room_id}").json()
+    return data
+
+
+@pytest.mark.parametrize("width, height", [(390, 844), (1280, 800)])
+def test_two_people_and_two_bots_through_the_ready_gate(
+        people_server: _Server, browser: Any, page_at: Any, width: int, height: int) -> None:
+    base = people_server.base
+    tag = f"{width}"
+    alice = page_at(width, height)
+    alice.goto(base + "/")
+    assert no_horizontal_scroll(alice), "lobby scrolls sideways"
+    # every lobby option links to its paragraph of the rule book
+    link = alice.locator('[data-option="three_tan_contract"] a.rule-ref')
+    sync_api.expect(link).to_have_attribute("href", "/rules#s10.4")
+    alice.fill("#player-name", "Alice")
+    alice.click("details.advanced summary")
+    alice.fill("#opt-seed", "5")
+    # clocks a test driving two pages one after the other always beats (the default 3 s
+    # claim window is not): a seat may go to 托管 only by reading, which must not happen
+    alice.fill("#opt-claim_seconds", "15")
+    alice.fill("#opt-turn_seconds", "60")
+    alice.click("button.create-room")
+    alice.wait_for_url("**/room/**")
+    room_id = alice.url.rsplit("/", 1)[1]
+    # the share link comes with a QR code
+    sync_api.expect(alice.locator("img.qr")).to_be_visible()
+    share = alice.locator("input.share-link").input_value()
+    assert share.endswith(f"/room/{room_id}")
+    bob = page_at(width, height)
+    bob.goto(share)
+    # the waiting room re-renders when the room's first message arrives, which can clear
+    # a name typed just before: type and take the seat until the ready button shows
+    for _ in range(3):
+        if bob.locator("button.toggle-ready").count():
+            break
+        try:
+            bob.fill("#seat-name", "Bob", timeout=5000)
+            bob.locator(".seat-slot[data-seat='1'] button.take-seat").click(timeout=5000)
+            sync_api.expect(bob.locator("button.toggle-ready")).to_be_visible(timeout=10000)
+        except (AssertionError, sync_api.Error):
+            continue
+    sync_api.expect(bob.locator("button.toggle-ready")).to_be_visible(timeout=20000)
+    bob.click("button.toggle-ready")
+    sync_api.expect(alice.locator(".seat-slot[data-seat='1'] .chip-ready")).to_be_visible()
+    for seat in (2, 3):
+        slot = alice.locator(f".seat-slot[data-seat='{seat}']")
+        slot.locator("select.bot-level").select_option(BOT)
+        slot.locator("button.add-bot").click()
+        sync_api.expect(slot.locator("button.remove-seat")).to_be_visible()
+    # the owner swaps a bot's level and can remove a seat
+    alice.locator(".seat-slot[data-seat='3'] select.swap-bot").select_option("random")
+    sync_api.expect(alice.locator(".seat-slot[data-seat='3']")).to_contain_text("随机机器人")
+    alice.locator(".seat-slot[data-seat='3'] select.swap-bot").select_option(BOT)
+    sync_api.expect(alice.locator(".seat-slot[data-seat='3']")).to_contain_text("效率机器人")
+    assert no_horizontal_scroll(alice)
+    shot(alice, f"people-waiting-{tag}.png")
+    alice.click("button.start")
+    for p in (alice, bob):
+        p.wait_for_selector(".hand .hand-tile")
+    # a spectator joins and the players see it
+    watcher = page_at(width, height)
+    watcher.goto(f"{base}/room/{room_id}")
+    sync_api.expect(watcher.locator(".spectating")).to_be_visible()
+    sync_api.expect(alice.locator(".spectator-count")).to_be_visible()
+    sync_api.expect(watcher.locator(".backs").first).to_be_visible()
+    assert watcher.locator(".hand .hand-tile").count() == 0  # no concealed tiles for a spectator
+    if width == 1280:  # the replay viewer streams a running match to a spectator
+        live = page_at(width, height)
+        live.goto(f"{base}/replay/{room_id}")
+        sync_api.expect(live.locator("main.replay.live .backs").first).to_be_visible()
+        assert live.locator(".open-hand").count() == 0
+        shot(live, "people-live-1280.png")
+        live.close()
+
+    # phone sizes: own tiles ≥ 40 px, readable discards, backs with counts, no side scroll
+    if width == 390:
+        tiles = alice.locator(".own .hand .hand-tile")
+        assert min(box_width(tiles.nth(i)) for i in range(tiles.count())) >= 40
+        sync_api.expect(alice.locator(".backs-count").first).to_contain_text("×")
+    play_both_until([alice, bob], ".discards[data-seat='2'] .tile", 60)
+    if width == 390:
+        assert box_width(alice.locator(".discards .tile").first) >= 20
+    assert no_horizontal_scroll(alice), "table scrolls sideways"
+    shot(alice, f"people-table-{tag}.png")
+
+    # hand 1 to its end: the settlement, and no next hand until both are ready
+    play_both_until([alice, bob], "dialog.modal .settlement", 240)
+    sync_api.expect(alice.locator("dialog.modal .gate-line")).to_contain_text("2")
+    assert no_horizontal_scroll(alice)
+    dialog_box = alice.locator("dialog.modal").bounding_box()
+    assert dialog_box is not None and dialog_box["width"] <= width
+    sync_api.expect(alice.locator("dialog.modal .buttons button")).to_be_in_viewport()
+    shot(alice, f"people-settlement-{tag}.png")
+    bob.locator("dialog.modal .buttons button").click()
+    if width == 390:
+        # Alice reads for a minute: nothing starts, no clock, her seat stays hers
+        alice.wait_for_timeout(60_000)
+    else:
+        alice.wait_for_timeout(3_000)
+    info = room_of(alice, base, room_id)
+    assert info["hand_no"] == 2 and info["gate"] is not None and info["gate"]["ready"] == [1, 2, 3]
+    assert not info["seats"][0]["auto"], "the reading player went to 托管"
+    sync_api.expect(alice.locator("dialog.modal .settlement")).to_be_visible()
+    sync_api.expect(bob.locator(".gate-bar")).to_be_visible()
+    shot(bob, f"people-gate-{tag}.png")
+    alice.locator("dialog.modal .buttons button").click()
+    for p in (alice, bob):
+        sync_api.expect(p.locator(".gate-bar")).to_have_count(0)
+        sync_api.expect(p.locator(".hand-no")).to_contain_text("2")
+    # hand 2 through its end: the score history lists both hands afterwards
+    play_both_until([alice, bob], "dialog.modal .settlement", 240)
+    for p in (alice, bob):
+        p.locator("dialog.modal .buttons button").click()
+    for p in (alice, bob):
+        sync_api.expect(p.locator(".hand-no")).to_contain_text("3")
+    alice.click("button.history-btn")
+    sync_api.expect(alice.locator("dialog.modal table.history tbody tr")).to_have_count(2)
+    shot(alice, f"people-history-{tag}.png")
+    alice.locator("dialog.modal .buttons button").click()
+    assert not room_of(alice, base, room_id)["seats"][0]["auto"]
+    # the lobby lists the browser's own matches
+    alice.goto(base + "/")
+    mine = alice.locator(f'.my-match[data-room="{room_id}"]')
+    sync_api.expect(mine).to_contain_text("进行中")
+    sync_api.expect(mine.locator("a.button")).to_have_attribute("href", f"/room/{room_id}")
+
+
+@pytest.mark.skipif(not hzmj.game.__file__.endswith(".py"),
+                    reason="patches Match._end_hand, which compiled classes forbid")
 def test_reveal_melds_render_their_physical_tiles(server: _Server, page_at: Any) -> None:
     """RULES §1.2, §5.2: the hand-end reveal's meld notation, as the engine prints it (a
     white dragon standing in written ``P``), renders the meld's physical tiles."""

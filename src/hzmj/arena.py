@@ -25,7 +25,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
-from hzmj.bots.registry import make_bot
+from hzmj.bots.registry import make_bot, show_match
 from hzmj.game import Match
 from hzmj.rules import Rules
 
@@ -183,6 +183,7 @@ def play_game(rules: Rules, game: Game) -> GameResult:
     m = Match(rules, game.seed)
     bots = [make_bot(name, derive_seed(game.seed, game.rotation, s))
             for s, name in enumerate(game.seats)]
+    show_match(bots, m)
     times: list[list[float]] = [[] for _ in game.seats]
     while not m.over:
         seat = m.to_move()[0]
@@ -210,11 +211,17 @@ def _play(args: tuple[Rules, Game]) -> GameResult:
 
 
 def run(games: Sequence[Game], rules: Rules, *, workers: int = WORKERS,
-        progress: Callable[[int], None] | None = None) -> list[GameResult]:
-    """Play ``games`` on ``workers`` processes (1: in this process); results in plan
-    order whatever the order they finish in."""
+        progress: Callable[[int], None] | None = None,
+        ray: str | None = None) -> list[GameResult]:
+    """Play ``games`` on ``workers`` processes (1: in this process), or as tasks on the
+    Ray cluster at ``ray`` (``"local"``: one on this machine, :mod:`hzmj.cluster`);
+    results in plan order whatever the order they finish in."""
     results: list[GameResult] = []
-    if workers <= 1:
+    if ray is not None:
+        from hzmj.cluster import ray_map
+
+        results = ray_map(_play, [(rules, g) for g in games], ray, progress)
+    elif workers <= 1:
         for g in games:
             results.append(play_game(rules, g))
             if progress:
@@ -261,6 +268,8 @@ class BotStats:
                                   if self.multipliers else math.nan),
             "decision_ms_median": _r(1000 * statistics.median(ms) if ms else math.nan),
             "decision_ms_mean": _r(1000 * statistics.fmean(ms) if ms else math.nan),
+            "decision_ms_p99": _r(1000 * ms[min(len(ms) - 1, int(0.99 * len(ms)))]
+                                  if ms else math.nan),
             "decision_ms_max": _r(1000 * ms[-1] if ms else math.nan),
         }
 
@@ -306,13 +315,18 @@ def summarise(results: Sequence[GameResult]) -> dict[str, Any]:
 
 
 def arena(bots: Sequence[str], rules: Rules, hands: int, seed: int, *, duplicate: bool,
-          workers: int = WORKERS,
-          progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Plan, play and summarise (the ``hzmj arena`` command without its display)."""
+          workers: int = WORKERS, progress: Callable[[int, int], None] | None = None,
+          on_results: Callable[[list[GameResult]], None] | None = None,
+          ray: str | None = None) -> dict[str, Any]:
+    """Plan, play and summarise (the ``hzmj arena`` command without its display);
+    ``on_results`` sees every match's result (``hzmj arena --rate``); ``ray``: play on
+    that Ray cluster (:func:`run`)."""
     games = plan(bots, rules, hands, seed, duplicate)
     start = time.perf_counter()
-    results = run(games, rules, workers=workers,
+    results = run(games, rules, workers=workers, ray=ray,
                   progress=(lambda done: progress(done, len(games))) if progress else None)
+    if on_results is not None:
+        on_results(results)
     report = summarise(results)
     report.update({"seed": seed, "duplicate": duplicate, "bots_by_seat": list(bots),
                    "rules": rules.to_dict(), "seconds": round(time.perf_counter() - start, 1)})
@@ -348,3 +362,5 @@ def print_report(report: dict[str, Any], console: Any) -> None:
                       "–" if p["p_t"] is None else f"{p['p_t']:.3g}",
                       "–" if p["p_sign"] is None else f"{p['p_sign']:.3g}")
     console.print(pairs)
+    for name, r in report.get("ratings", {}).items():
+        console.print(f"{name} bot ≈ {r['rating']:,} (±{r['sigma']}, {r['matches']} matches)")

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
-from typing import Annotated, Any, NoReturn
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -56,8 +56,10 @@ class _OneLineErrors(TyperGroup):
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
              complete_var: str | None = None, standalone_mode: bool = True,
              windows_expand_args: bool = True, **extra: Any) -> Any:
+        argv = _bare_ray(list(sys.argv[1:] if args is None else args))
+
         def run() -> Any:
-            return super(_OneLineErrors, self).main(args, prog_name, complete_var, False,
+            return super(_OneLineErrors, self).main(argv, prog_name, complete_var, False,
                                                     windows_expand_args, **extra)
 
         if not standalone_mode:
@@ -73,6 +75,17 @@ class _OneLineErrors(TyperGroup):
         sys.exit(code if isinstance(code, int) else 0)
 
 
+def _bare_ray(args: list[str]) -> list[str]:
+    """``--ray`` takes an optional address: alone (last, or before another option) it
+    means a local Ray cluster (Click options cannot make their value optional)."""
+    out = []
+    for i, a in enumerate(args):
+        out.append(a)
+        if a == "--ray" and (i + 1 == len(args) or args[i + 1].startswith("-")):
+            out.append("local")
+    return out
+
+
 def _one_line(message: str) -> str:
     return " ".join(message.split())
 
@@ -85,7 +98,8 @@ def _help_hint(exc: typer.TyperException) -> str:
 app = typer.Typer(
     name="hzmj",
     cls=_OneLineErrors,
-    help="Hangzhou Mahjong (杭州麻将): hand calculator, settlement and waits (RULES.md).",
+    help="Hangzhou Mahjong (杭州麻将): hand calculator, settlement and waits. "
+         "§ numbers refer to the rule book: `hzmj rules 6.5` (docs/rules.md).",
     add_completion=False,
     pretty_exceptions_enable=False,
 )
@@ -106,6 +120,9 @@ RuleOpt = Annotated[
                  help="Room option of RULES §3, e.g. cap=64 (repeatable)."),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+RayOpt = Annotated[str | None, typer.Option(
+    "--ray", metavar="[ADDRESS]", help="Play on a Ray cluster: alone, a local one; or an "
+    "address (auto, ray://HEAD:10001). Needs the extra hzmj[cluster].")]
 CaishenOpt = Annotated[
     str,
     typer.Option("--caishen", metavar="TILE",
@@ -432,6 +449,7 @@ def simulate_command(
                                      "comma-separated list, one per seat.")] = "random",
     rule: RuleOpt = None,
     as_json: JsonOpt = False,
+    ray: RayOpt = None,
 ) -> None:
     """Bots play N hands; print statistics and a digest of every record (RULES §4–§12)."""
     from hzmj.simulate import simulate
@@ -445,10 +463,11 @@ def simulate_command(
 
         with Progress(console=_console()) as progress:
             task = progress.add_task("simulating", total=hands)
-            stats = simulate(rules, hands, seed, names, make,
-                             progress=lambda n: progress.update(task, completed=n))
+            stats = _on_cluster(lambda: simulate(
+                rules, hands, seed, names, make, ray=ray,
+                progress=lambda n: progress.update(task, completed=n)))
     else:
-        stats = simulate(rules, hands, seed, names, make)
+        stats = _on_cluster(lambda: simulate(rules, hands, seed, names, make, ray=ray))
     data = stats.to_dict()
     if as_json:
         print_json(data)
@@ -467,6 +486,19 @@ def simulate_command(
     for name, count in data["wins_by_name"].items():
         wins.add_row(name, str(count))
     out.print(wins)
+
+
+T = TypeVar("T")
+
+
+def _on_cluster(run: Callable[[], T]) -> T:
+    """``run()``, with a missing Ray or an unreachable cluster as a one-line error."""
+    from hzmj.cluster import ClusterError
+
+    try:
+        return run()
+    except ClusterError as exc:
+        fail(str(exc))
 
 
 def _bot_factory(names: Sequence[str], players: int) -> Any:
@@ -518,6 +550,59 @@ def replay_command(
                            f"{record['commitment']} published at the start"))
 
 
+@app.command(name="review")
+def review_command(
+    record_path: Annotated[str, typer.Argument(metavar="RECORD.json",
+                                               help="A game record (JSON).")],
+    seat: Annotated[int, typer.Option("--seat", help="The seat to review (0 = first).")],
+    bot: Annotated[str, typer.Option("--bot", help="The reviewing bot (expert, expert:MS, "
+                                     "expert@N, strong, efficiency).")] = "expert",
+    as_json: JsonOpt = False,
+) -> None:
+    """AI review: each decision of one seat, from its view only, against the bot's best."""
+    from hzmj.record import RecordError
+    from hzmj.review import review
+
+    try:
+        with open(record_path, encoding="utf-8") as fh:
+            record = json.load(fh)
+    except (OSError, json.JSONDecodeError) as exc:
+        fail(f"cannot read {record_path}: {exc}")
+    _bot_factory([bot], 1)  # checks the name
+    try:
+        report = review(record, seat, bot)
+    except (RecordError, ValueError) as exc:
+        fail(str(exc))
+    if as_json:
+        print_json(report)
+        return
+    out = _console()
+    table = Table(title=f"seat {seat} reviewed by {bot} (values: {report['unit']})")
+    for col in ("#", "hand", "played", "best", "loss", "top choices"):
+        table.add_column(col)
+    for d in report["decisions"]:
+        top = ", ".join(f"{_action_text(c['action'])} {c['value']:.2f}" for c in d["top"])
+        loss = "?" if d["loss"] is None else f"{d['loss']:.2f}"
+        table.add_row(str(d["index"]), str(d["hand_no"]), _action_text(d["played"]),
+                      _action_text(d["best"]), "" if d["agree"] else loss, top)
+    out.print(table)
+    agreement = report["agreement"]
+    out.print(Text(f"{report['reviewed']} decisions over {report['hands']} hands; agreement "
+                   f"{'–' if agreement is None else f'{agreement:.0%}'}; loss "
+                   f"{report['loss_total']:.2f} in total, {report['loss_per_hand']:.2f} "
+                   "per hand"))
+    for d in report["costliest"]:
+        out.print(Text(f"  costliest: #{d['index']} (hand {d['hand_no']}) played "
+                       f"{_action_text(d['played'])}, best {_action_text(d['best'])}, "
+                       f"loss {d['loss']:.2f}"))
+
+
+def _action_text(a: dict[str, Any]) -> str:
+    extra = a.get("tile") or "".join(a.get("tiles") or ()) or ""
+    kind = f" {a['kind']}" if a.get("kind") else ""
+    return f"{a['type']} {extra}{kind}".strip()
+
+
 def _event_line(e: dict[str, Any]) -> str:
     kind = e["type"]
     if kind == "hand_start":
@@ -546,11 +631,115 @@ def serve_command(
                                     help="SQLite file, or a database URL "
                                          "(postgresql://user:pw@host/db).")] = "./hzmj.db",
     log_level: Annotated[str, typer.Option("--log-level")] = "info",
+    redis: Annotated[str | None, typer.Option(
+        "--redis", metavar="URL", help="Run as one node of a cluster sharing this Redis "
+        "(redis://host:6379/0) and the --db PostgreSQL; see docs/scaling.md.")] = None,
+    node_url: Annotated[str | None, typer.Option(
+        "--node-url", metavar="URL", help="Where the other nodes reach this one "
+        "(default http://HOST:PORT).")] = None,
+    node_id: Annotated[str | None, typer.Option(
+        "--node-id", help="This node's name in the cluster (default: host name + random).")]
+    = None,
+    public_url: Annotated[str | None, typer.Option(
+        "--public-url", metavar="URL",
+        help="The address friends use (share links, QR code), e.g. "
+             "https://mj.example.org behind a TLS proxy.")] = None,
+    forwarded_allow_ips: Annotated[str, typer.Option(
+        "--forwarded-allow-ips", metavar="IPS",
+        help="Proxies whose X-Forwarded-Proto/-For headers are trusted ('*': any).")]
+    = "127.0.0.1",
 ) -> None:
-    """Run the table server: rooms, bots and real-time play over WebSocket."""
+    """Run the table server: rooms, bots and real-time play over WebSocket.
+    --host 0.0.0.0 lets friends on your network join (README: play with friends)."""
     from hzmj.server.app import serve
 
-    serve(host, port, db, log_level)
+    if (node_url or node_id) and not redis:
+        fail("--node-url and --node-id need --redis")
+    serve(host, port, db, log_level, public_url, forwarded_allow_ips, redis, node_url, node_id)
+
+
+# --------------------------------------------------------------------------------------
+# hzmj node list / hzmj node drain (a cluster of servers)
+
+node_app = typer.Typer(help="Nodes of a cluster of table servers (docs/scaling.md).",
+                       no_args_is_help=True)
+app.add_typer(node_app, name="node")
+RedisOpt = Annotated[str, typer.Option("--redis", metavar="URL",
+                                       help="The cluster's Redis.")]
+
+
+def _cluster_call(job: Any) -> Any:
+    """Run a cluster coroutine; a Redis that cannot be reached is bad input (exit 2)."""
+    import asyncio
+
+    from redis.exceptions import RedisError
+
+    try:
+        return asyncio.run(job)
+    except (RedisError, OSError, ValueError) as exc:
+        fail(f"Redis: {exc}")
+
+
+@node_app.command(name="list")
+def node_list_command(redis: RedisOpt = "redis://127.0.0.1:6379/0", json_out: JsonOpt = False
+                      ) -> None:
+    """The live nodes: id, URL, rooms held, draining or not."""
+    from hzmj.server.cluster import list_nodes
+
+    nodes = _cluster_call(list_nodes(redis))
+    if json_out:
+        print_json([{"id": n.id, "url": n.url, "rooms": n.rooms, "draining": n.draining}
+                    for n in nodes])
+        return
+    table = Table("node", "url", "rooms", "draining")
+    for n in nodes:
+        table.add_row(n.id, n.url, str(n.rooms), "yes" if n.draining else "")
+    Console().print(table)
+
+
+@node_app.command(name="drain")
+def node_drain_command(
+    node: Annotated[str, typer.Argument(help="The node's id (hzmj node list).")],
+    redis: RedisOpt = "redis://127.0.0.1:6379/0",
+    timeout: Annotated[float, typer.Option("--timeout", min=0,
+                                           help="Seconds to wait for the rooms to move.")]
+    = 60.0,
+) -> None:
+    """Make a node hand every room to the other nodes and take no new ones; returns once
+    it holds none, when it can be stopped."""
+    from hzmj.server.cluster import drain_node
+
+    try:
+        moved = _cluster_call(drain_node(redis, node, timeout))
+    except LookupError as exc:
+        fail(str(exc))
+    except TimeoutError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise typer.Exit(1) from None
+    print(f"node {node} drained: {moved} rooms moved; it can be stopped now")
+
+
+# --------------------------------------------------------------------------------------
+# hzmj rules
+
+
+@app.command(name="rules")
+def rules_command(
+    section: Annotated[str | None, typer.Argument(
+        metavar="[§N.N]", help="A section such as 6.5 or §9; none: the list of sections.")]
+    = None,
+) -> None:
+    """Read the rule book (docs/rules.md; the browser shows it at /rules)."""
+    from hzmj import rulebook
+
+    if section is None:
+        for number, title in rulebook.sections().items():
+            typer.echo(f"{'  ' if '.' in number else ''}§{number} {title}")
+        return
+    try:
+        typer.echo(rulebook.section(section))
+    except rulebook.UnknownSectionError as exc:
+        fail(str(exc))
 
 
 # --------------------------------------------------------------------------------------
@@ -568,13 +757,19 @@ def arena_command(
     duplicate: Annotated[bool, typer.Option("--duplicate", help="Replay every deal with "
                                             "the bots rotated over the seats.")] = False,
     workers: Annotated[int, typer.Option("--workers", min=1, help="Processes.")] = 2,
+    rate: Annotated[bool, typer.Option("--rate", help="Update the bots' ratings in the "
+                                       "server's database from these matches.")] = False,
+    db: Annotated[str, typer.Option("--db", help="The server's database for --rate: a "
+                                    "file (SQLite) or a postgresql:// URL.")] = "./hzmj.db",
     rule: RuleOpt = None,
     as_json: JsonOpt = False,
+    ray: RayOpt = None,
 ) -> None:
-    """Bots play each other: points per hand with 95% CI, win rate, mean M, p-values."""
+    """Bots play each other: points per hand with 95% CI, win rate, mean M, p-values;
+    with --rate, the bots' ratings (the lobby's leaderboard) are updated."""
     from rich.progress import Progress
 
-    from hzmj.arena import arena, print_report
+    from hzmj.arena import GameResult, arena, print_report
 
     names = [b.strip() for b in bots.split(",")]
     _bot_factory([n.partition(":")[0] for n in names], len(names))  # checks the names
@@ -585,15 +780,38 @@ def arena_command(
         def advance(done: int, total: int) -> None:
             progress.update(task, completed=done, total=total)
 
+        played: list[GameResult] = []
         try:
-            report = arena(names, rules, hands, seed, duplicate=duplicate, workers=workers,
-                           progress=advance)
+            report = _on_cluster(lambda: arena(names, rules, hands, seed,
+                                               duplicate=duplicate, workers=workers,
+                                               progress=advance, on_results=played.extend,
+                                               ray=ray))
         except ValueError as exc:
             fail(str(exc))
+    if rate:
+        report["ratings"] = _rate_bots(played, db)
     if as_json:
         print_json(report)
     else:
         print_report(report, _console())
+
+
+def _rate_bots(played: Sequence[Any], db: str) -> dict[str, dict[str, int]]:
+    """Ratings of the arena's bots after its matches, stored in the server's database."""
+    import asyncio
+
+    from hzmj.server.config import database_url
+    from hzmj.server.ratings import rate_matches
+
+    matches = [([s.name for s in g.seats], [sum(s.hand_points) for s in g.seats])
+               for g in played]
+    try:
+        rated = asyncio.run(rate_matches(database_url(db), matches))
+    except Exception as exc:  # a database that cannot be opened or written
+        fail(f"cannot store the ratings in {db}: {exc}")
+    return {subject.partition(":")[2]: {"rating": r.shown, "sigma": round(r.sigma),
+                                        "matches": r.matches}
+            for subject, r in sorted(rated.items(), key=lambda kv: -kv[1].mu)}
 
 
 @app.command(name="play")
@@ -605,9 +823,12 @@ def play_command(
     rule: RuleOpt = None,
 ) -> None:
     """Play a whole match against bots in the terminal (h = hints, q = quit)."""
+    from hzmj.bots.registry import sees_all
     from hzmj.terminal import play
 
     _bot_factory([bot.partition(":")[0]], 1)  # checks the name
+    if sees_all(bot):
+        fail(f"{bot} sees every tile: it never plays at a table with a human (RULES §13)")
     rules = parse_rules(rule)
     if not 0 <= seat < rules.players:
         fail(f"--seat must be 0..{rules.players - 1}, got {seat}")

@@ -32,7 +32,7 @@ from hzmj.events import (
     Pong,
     Win,
 )
-from hzmj.hand import is_standard_win, is_win_counts, plays_as, split_wilds
+from hzmj.hand import is_win_keys, key_units, plays_as
 from hzmj.rules import Rules
 from hzmj.scoring import (
     HandScore,
@@ -50,7 +50,6 @@ from hzmj.tiles import (
     Meld,
     MeldKind,
     Tile,
-    counts_of,
     full_set,
     tile_name,
 )
@@ -105,6 +104,61 @@ class SeatState:
     missed_win: set[Tile] = field(default_factory=set)  # 过胡 (RULES §6.6)
     points: int = 0
     auto: bool = False  # played by a bot after an escape (RULES §8.5)
+    # kept up to date with ``concealed`` by take/drop (the fast win test and claims read them)
+    counts: list[int] = field(default_factory=lambda: [0] * NUM_KINDS)  # by physical kind
+    keys: list[int] = field(default_factory=lambda: [0, 0, 0, 0])  # hand.group_keys of naturals
+    wilds: int = 0  # 财神 tiles held
+
+    def copy(self) -> SeatState:
+        """An independent copy (melds are immutable and shared)."""
+        return SeatState(list(self.concealed), list(self.melds), set(self.hidden_kongs),
+                         list(self.discards), list(self.chain), set(self.feeders),
+                         set(self.missed_pong), set(self.missed_win), self.points, self.auto,
+                         list(self.counts), list(self.keys), self.wilds)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> SeatState:
+        return self.copy()
+
+    def hold(self, tiles: list[Tile], units: _Units) -> None:
+        """Make ``tiles`` the concealed hand (``units``: :func:`hzmj.hand.key_units`)."""
+        self.concealed = tiles
+        self.counts = [0] * NUM_KINDS
+        self.keys = [0, 0, 0, 0]
+        self.wilds = 0
+        for t in tiles:
+            self.counts[t] += 1
+            u = units[t]
+            if u is None:
+                self.wilds += 1
+            else:
+                self.keys[u[0]] += u[1]
+
+    def take(self, t: Tile, units: _Units) -> None:
+        """One tile joins the concealed hand."""
+        self.concealed.append(t)
+        self.counts[t] += 1
+        u = units[t]
+        if u is None:
+            self.wilds += 1
+        else:
+            self.keys[u[0]] += u[1]
+
+    def drop(self, t: Tile, units: _Units, copies: int = 1) -> None:
+        """``copies`` tiles of kind ``t`` leave the concealed hand."""
+        for _ in range(copies):
+            self.concealed.remove(t)
+        self.counts[t] -= copies
+        u = units[t]
+        if u is None:
+            self.wilds -= copies
+        else:
+            self.keys[u[0]] -= u[1] * copies
+
+
+_Units = tuple[tuple[int, int] | None, ...]
+
+# how a from_wall match began: wall, dice, dealer, level, points (for logged_replay)
+_Origin = tuple[tuple[Tile, ...], tuple[int, int], int, int | None, tuple[int, ...] | None]
 
 
 @dataclass(frozen=True)
@@ -126,18 +180,30 @@ class Match:
     _turn_cache: list[Action] | None  # the turn's legal actions, listed once per state
     _self_draw: tuple[HandScore, Tile] | None  # the turn's best self-draw, if any
 
-    def __init__(self, rules: Rules, seed: int) -> None:
+    def __init__(self, rules: Rules, seed: int, *, log: bool = True, _deal: bool = True) -> None:
+        """Deal the first hand of a match from ``seed`` (RULES §4).
+
+        ``log=False`` builds no events (for simulations and search): :attr:`log` stays
+        empty and :meth:`apply` returns ``[]``; everything else — state, legal actions,
+        views, results, :meth:`record` (its digest comes from a logged replay) — is the
+        same as with the log.  ``ValueError`` for a seed that is not an integer.
+        (``_deal=False`` is private: an empty shell that :meth:`clone` and
+        :meth:`from_wall` fill, since compiled classes cannot be made by ``__new__``.)
+        """
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ValueError(f"seed must be an integer, got {seed!r}")
-        self._setup(rules, seed, random.Random(seed).randrange(rules.players))  # RULES §4.1
+        if not _deal:
+            return
+        self._setup(rules, seed, random.Random(seed).randrange(rules.players), log=log)
         self._start_hand()
 
     @classmethod
     def from_wall(cls, rules: Rules, wall: Sequence[Tile], dice: tuple[int, int], *,
                   dealer: int = 0, level: int | None = None,
-                  points: Sequence[int] | None = None) -> Match:
+                  points: Sequence[int] | None = None, log: bool = True) -> Match:
         """A match whose first hand is dealt from ``wall`` (head first, RULES §4.3–4.6) with
         ``dice``, instead of from the seed: an exact position for tests and puzzles.
+        ``log`` as for :class:`Match`.
 
         ``wall`` must hold every tile in play once; ``level`` defaults to
         ``dealer_start_level``, ``points`` to the usual start.  Later hands are dealt
@@ -154,10 +220,80 @@ class Match:
             raise ValueError(f"level must be 1, 2 or 3, got {level}")
         if points is not None and len(points) != rules.players:
             raise ValueError(f"points needs one entry per seat, got {len(points)}")
-        match = cls.__new__(cls)
-        match._setup(rules, 0, dealer, level, points)
+        match = cls(rules, 0, log=log, _deal=False)
+        match._setup(rules, 0, dealer, level, points, log=log)
+        match._origin = (tuple(wall), (dice[0], dice[1]), dealer, level,
+                         None if points is None else tuple(points))
         match._deal(list(wall), (dice[0], dice[1]))
         return match
+
+    def clone(self) -> Match:
+        """An exact, independent copy (for search): same state, same future for the same
+        actions, logging or not like this match.  Shares only immutable values (rules,
+        actions, melds, events); a few tens of µs, where ``copy.deepcopy`` takes ~1 ms."""
+        new = Match(self.rules, self.seed, log=self.logged, _deal=False)
+        new.rules = self.rules
+        new.seed = self.seed
+        new.n = self.n
+        new._after = self._after
+        new.logged = self.logged
+        new._origin = self._origin
+        new._replayable = self._replayable
+        new.log = list(self.log)
+        new.actions = list(self.actions)
+        new.results = list(self.results)
+        new.seats = [st.copy() for st in self.seats]
+        new.state_id = self.state_id
+        new.step = self.step
+        new.event_steps = list(self.event_steps)
+        new.hand_no = self.hand_no
+        new.dealer = self.dealer
+        new.level = self.level
+        new.over = self.over
+        new._turn_cache = self._turn_cache  # never mutated once listed
+        new._self_draw = self._self_draw
+        new.wall = list(self.wall)
+        new.head = self.head
+        new.live_end = self.live_end
+        new.burned = list(self.burned)
+        new.dice = self.dice
+        new.indicator = self.indicator
+        new._caishen = self._caishen
+        new._units = self._units
+        new.turn = self.turn
+        new.phase = self.phase
+        new.drew = self.drew
+        new.replaced = self.replaced
+        new.last_draw = self.last_draw
+        new.lock = self.lock
+        new.tan = dict(self.tan)
+        new._winners_on = self._winners_on
+        new.claim_tile = self.claim_tile
+        new.claim_from = self.claim_from
+        new.claim_options = dict(self.claim_options)  # the option lists are never mutated
+        new.claim_responses = dict(self.claim_responses)
+        return new
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Match:
+        """``copy.deepcopy`` is :meth:`clone` (also for the compiled build, whose classes
+        ``copyreg`` cannot rebuild)."""
+        return self.clone()
+
+    def logged_replay(self) -> Match:
+        """The same match rebuilt with the log from its start (seed or wall) and actions:
+        how a ``log=False`` match gets its events.  ``ValueError`` for a determinized
+        position (:mod:`hzmj.determinize`), which has no start to replay from."""
+        if not self._replayable:
+            raise ValueError("a determinized position has no start of match to replay")
+        if self._origin is None:
+            twin = Match(self.rules, self.seed)
+        else:
+            wall, dice, dealer, level, points = self._origin
+            twin = Match.from_wall(self.rules, wall, dice, dealer=dealer, level=level,
+                                   points=points)
+        for action in self.actions:
+            twin.apply(action)
+        return twin
 
     # ------------------------------------------------------------------ public API
 
@@ -271,10 +407,13 @@ class Match:
         return random.Random(int.from_bytes(digest[:16], "big"))
 
     def _setup(self, rules: Rules, seed: int, dealer: int, level: int | None = None,
-               points: Sequence[int] | None = None) -> None:
+               points: Sequence[int] | None = None, *, log: bool = True) -> None:
         self.rules = rules
         self.seed = seed
         self.n = rules.players
+        self.logged = log
+        self._origin: _Origin | None = None
+        self._replayable = True  # False for a determinized position (hzmj.determinize)
         # the other seats in turn order after each seat (claim order, RULES §6.3)
         self._after = [tuple((d + i) % self.n for i in range(1, self.n)) for d in range(self.n)]
         self.log: list[Event] = []
@@ -296,8 +435,9 @@ class Match:
         self.over = False
         self._turn_cache = None
         self._self_draw = None
-        self._emit({"type": "match_start", "rules": rules.to_dict(), "players": self.n,
-                    "first_dealer": self.dealer, "points": self.points()})
+        if log:
+            self._emit({"type": "match_start", "rules": rules.to_dict(), "players": self.n,
+                        "first_dealer": self.dealer, "points": self.points()})
 
     def _start_hand(self) -> None:
         rng = self._hand_rng()
@@ -315,12 +455,6 @@ class Match:
         self.dice = dice
         # RULES §4.8: everything per hand starts fresh
         self.seats = [SeatState(points=s.points, auto=s.auto) for s in self.seats]
-        # RULES §4.4: deal from the head, dealer 14, others 13
-        for i in range(self.n):
-            seat = (self.dealer + i) % self.n
-            take = 14 if i == 0 else 13
-            self.seats[seat].concealed = wall[self.head:self.head + take]
-            self.head += take
         # RULES §4.5: the 财神
         self.indicator: Tile | None = None
         if self.rules.caishen_mode == "flip":
@@ -330,6 +464,13 @@ class Match:
             self._caishen = self.indicator
         else:
             self._caishen = WHITE
+        self._units = key_units(self._caishen)
+        # RULES §4.4: deal from the head, dealer 14, others 13
+        for i in range(self.n):
+            seat = (self.dealer + i) % self.n
+            take = 14 if i == 0 else 13
+            self.seats[seat].hold(wall[self.head:self.head + take], self._units)
+            self.head += take
         self.turn = self.dealer
         self.phase = "turn"
         self.drew = True
@@ -344,14 +485,15 @@ class Match:
         self.claim_responses: dict[int, Action] = {}
         self._turn_cache = None
         self.hand_no += 1
-        self._emit(
-            {"type": "hand_start", "hand_no": self.hand_no, "dealer": self.dealer,
-             "level": self.level, "dice": list(dice), "caishen": _NAMES[self._caishen],
-             "indicator": _NAMES[self.indicator] if self.indicator is not None else None,
-             "hands": [_names(sorted(s.concealed)) for s in self.seats],
-             "live": self.live_count, "points": self.points()},
-            {"hands": Event.PER_SEAT},
-        )
+        if self.logged:
+            self._emit(
+                {"type": "hand_start", "hand_no": self.hand_no, "dealer": self.dealer,
+                 "level": self.level, "dice": list(dice), "caishen": _NAMES[self._caishen],
+                 "indicator": _NAMES[self.indicator] if self.indicator is not None else None,
+                 "hands": [_names(sorted(s.concealed)) for s in self.seats],
+                 "live": self.live_count, "points": self.points()},
+                {"hands": Event.PER_SEAT},
+            )
 
     # ------------------------------------------------------------------ helpers
 
@@ -400,7 +542,7 @@ class Match:
             out.append(_WINS[seat])
         if self.live_count >= 2:  # RULES §6.4
             if len(st.concealed) - len(kinds) >= 3:  # some kind may be held four times
-                counts = counts_of(st.concealed)
+                counts = st.counts
                 for k in kinds:
                     # RULES §5.5, §14.12: a locked player may kong once, with the tile just drawn;
                     # never again on the replacement
@@ -424,9 +566,15 @@ class Match:
     def _wins(self, seat: int, extra: Tile | None) -> bool:
         """Fast shape test of ``seat``'s concealed tiles plus ``extra`` (RULES §7.1–7.2)."""
         st = self.seats[seat]
-        tiles = st.concealed if extra is None else [*st.concealed, extra]
-        counts, wilds = split_wilds(tiles, self._caishen)
-        return is_standard_win(counts, wilds) if st.melds else is_win_counts(counts, wilds)
+        seven_pairs = not st.melds and len(st.concealed) + (extra is not None) == 14
+        if extra is None:
+            return is_win_keys(st.keys, st.wilds, seven_pairs)
+        u = self._units[extra]
+        if u is None:
+            return is_win_keys(st.keys, st.wilds + 1, seven_pairs)
+        keys = list(st.keys)
+        keys[u[0]] += u[1]
+        return is_win_keys(keys, st.wilds, seven_pairs)
 
     def _self_draw_win(self, seat: int) -> tuple[HandScore, Tile] | None:
         """Best self-draw score of ``seat``'s 14 tiles and its winning tile, or ``None``
@@ -462,21 +610,22 @@ class Match:
         st = self.seats[seat]
         k = action.tile
         if action.kind == "concealed":
-            for _ in range(4):
-                st.concealed.remove(k)
+            st.drop(k, self._units, 4)
             st.melds.append(Meld(MeldKind.CONCEALED_KONG, (k,) * 4))
             st.hidden_kongs.add(len(st.melds) - 1)
-            self._emit({"type": "kong", "seat": seat, "kind": "concealed", "tile": _NAMES[k],
-                        "from": None}, {"tile": seat})
+            if self.logged:
+                self._emit({"type": "kong", "seat": seat, "kind": "concealed", "tile": _NAMES[k],
+                            "from": None}, {"tile": seat})
         else:  # added kong (补杠); robbing a kong is not allowed (RULES §8.4); it turns a
             # pong already counted into a kong and adds no 摊 (RULES §14.11)
             idx = next(i for i, m in enumerate(st.melds)
                        if m.kind is MeldKind.PONG and m.tiles[0] == k)
             old = st.melds[idx]
-            st.concealed.remove(k)
+            st.drop(k, self._units)
             st.melds[idx] = Meld(MeldKind.ADDED_KONG, (k,) * 4, old.source, old.claimed)
-            self._emit({"type": "kong", "seat": seat, "kind": "added", "tile": _NAMES[k],
-                        "from": old.source})
+            if self.logged:
+                self._emit({"type": "kong", "seat": seat, "kind": "added", "tile": _NAMES[k],
+                            "from": old.source})
         st.chain.append("kong")  # RULES §8.2
         self._replacement(seat)
 
@@ -489,7 +638,7 @@ class Match:
 
     def _give(self, seat: int, t: Tile, *, replacement: bool) -> None:
         st = self.seats[seat]
-        st.concealed.append(t)
+        st.take(t, self._units)
         st.missed_pong.clear()  # RULES §6.6: cleared when the player takes a tile
         st.missed_win.clear()
         self.turn = seat
@@ -497,8 +646,9 @@ class Match:
         self.drew = True
         self.replaced = replacement
         self.last_draw = t
-        self._emit({"type": "draw", "seat": seat, "tile": _NAMES[t],
-                    "replacement": replacement, "live": self.live_count}, {"tile": seat})
+        if self.logged:
+            self._emit({"type": "draw", "seat": seat, "tile": _NAMES[t],
+                        "replacement": replacement, "live": self.live_count}, {"tile": seat})
 
     def _draw(self, seat: int) -> None:
         """RULES §6.1: draw from the head, or end the hand as a draw (§8.6)."""
@@ -517,13 +667,14 @@ class Match:
         replacement within the same turn; RULES §14.12, docs/rules-decisions.md #2)."""
         st = self.seats[seat]
         for idx in sorted(st.hidden_kongs):
-            self._emit({"type": "kong_shown", "seat": seat,
-                        "tile": _NAMES[st.melds[idx].tiles[0]]})
+            if self.logged:
+                self._emit({"type": "kong_shown", "seat": seat,
+                            "tile": _NAMES[st.melds[idx].tiles[0]]})
         st.hidden_kongs.clear()
 
     def _discard(self, seat: int, t: Tile) -> None:
         st = self.seats[seat]
-        st.concealed.remove(t)
+        st.drop(t, self._units)
         st.discards.append((t, None))
         self.drew = False
         self.last_draw = None
@@ -536,8 +687,9 @@ class Match:
                 self.lock = None  # this discard is already free
             st.chain.clear()
             st.feeders.clear()
-        self._emit({"type": "discard", "seat": seat, "tile": _NAMES[t],
-                    "caishen": is_caishen, "lock": self.lock})
+        if self.logged:
+            self._emit({"type": "discard", "seat": seat, "tile": _NAMES[t],
+                        "caishen": is_caishen, "lock": self.lock})
         self.claim_tile = t
         self.claim_from = seat
         self.claim_options = {} if is_caishen else self._claim_options(seat, t)  # RULES §5.4
@@ -560,7 +712,7 @@ class Match:
             if lock is not None and lock != seat:  # RULES §5.5
                 continue
             st = self.seats[seat]
-            same = st.concealed.count(t)
+            same = st.counts[t]
             may_win = seat in winners
             if same < 2 and seat != chower and not may_win:
                 continue  # the common case: nothing to check
@@ -572,7 +724,7 @@ class Match:
                 if same >= 3 and self.live_count >= 2:  # RULES §6.4
                     acts.append(Kong(seat, t, "exposed"))
             if seat == chower and t_nat is not None:
-                pairs = self._chow_pairs(st.concealed, t_nat)
+                pairs = self._chow_pairs(st.counts, t_nat)
                 if pairs and self._tan_allowed(seat, discarder, True):
                     acts += [Chow(seat, pair) for pair in pairs]
             if acts:
@@ -580,7 +732,7 @@ class Match:
                 options[seat] = acts
         return options
 
-    def _chow_pairs(self, concealed: list[Tile], t_nat: Tile) -> list[tuple[Tile, Tile]]:
+    def _chow_pairs(self, counts: list[int], t_nat: Tile) -> list[tuple[Tile, Tile]]:
         """Physical tile pairs of the hand that make a run with a tile playing as ``t_nat``
         (RULES §6.3, §5.2: a white dragon plays as the 财神 kind; a 财神 never melds)."""
         cs = self._caishen
@@ -590,7 +742,7 @@ class Match:
             if r + lo >= 0 and r + hi <= 8:
                 a = WHITE if t_nat + lo == cs else t_nat + lo  # a real 财神-kind tile is wild
                 b = WHITE if t_nat + hi == cs else t_nat + hi
-                if a in concealed and b in concealed:
+                if counts[a] and counts[b]:
                     pairs.append((a, b) if a <= b else (b, a))
         return sorted(pairs)
 
@@ -669,7 +821,7 @@ class Match:
         if isinstance(action, Win):
             sc = self._discard_win_score(seat, t)
             assert sc is not None
-            st.concealed.append(t)
+            st.take(t, self._units)
             self._finish_win(seat, sc, t, discarder=giver)
             return
         st.missed_pong.clear()
@@ -680,25 +832,25 @@ class Match:
             st.feeders.add(giver)
         if isinstance(action, Chow):
             a, b = action.tiles
-            st.concealed.remove(a)
-            st.concealed.remove(b)
+            st.drop(a, self._units)
+            st.drop(b, self._units)
             meld = Meld.of(MeldKind.CHOW, (a, b, t), self._caishen, giver, t)  # RULES §5.2
             kind_name, is_chow = "chow", True
         else:
             n = 3 if isinstance(action, Kong) else 2
-            for _ in range(n):
-                st.concealed.remove(t)
+            st.drop(t, self._units, n)
             kind = MeldKind.EXPOSED_KONG if isinstance(action, Kong) else MeldKind.PONG
             meld = Meld(kind, (t,) * (n + 1), giver, t)
             kind_name, is_chow = ("kong" if isinstance(action, Kong) else "pong"), False
         if is_chow or self.rules.pong_counts_as_tan:  # RULES §6.5, counted per ordered pair (§14.11)
             self.tan[(seat, giver)] = self.tan.get((seat, giver), 0) + 1
         st.melds.append(meld)
-        data: dict[str, Any] = {"type": kind_name, "seat": seat, "from": giver,
-                                "tile": _NAMES[t], "tiles": _names(meld.physical_tiles)}
-        if isinstance(action, Kong):
-            data["kind"] = "exposed"
-        self._emit(data)
+        if self.logged:
+            data: dict[str, Any] = {"type": kind_name, "seat": seat, "from": giver,
+                                    "tile": _NAMES[t], "tiles": _names(meld.physical_tiles)}
+            if isinstance(action, Kong):
+                data["kind"] = "exposed"
+            self._emit(data)
         if isinstance(action, Kong):
             st.chain.append("kong")
             self._replacement(seat)
@@ -716,10 +868,11 @@ class Match:
         settlement = settle(self.rules, winner=seat, multiplier=sc.multiplier, dealer=self.dealer,
                             level=self.level, discarder=discarder, tan=self.tan,
                             piao_feeders=st.feeders if stats_p else ())
-        self._emit({"type": "win", "seat": seat, "from": discarder,
-                    "tile": _NAMES[win_tile],
-                    "self_draw": discarder is None, "chain": list(st.chain),
-                    "score": sc.to_dict()})
+        if self.logged:
+            self._emit({"type": "win", "seat": seat, "from": discarder,
+                        "tile": _NAMES[win_tile],
+                        "self_draw": discarder is None, "chain": list(st.chain),
+                        "score": sc.to_dict()})
         self._end_hand(HandResult(self.hand_no, self.dealer, self.level, seat, discarder, sc,
                                   settlement))
 
@@ -732,15 +885,16 @@ class Match:
         for s, d in zip(self.seats, deltas, strict=True):
             s.points += d
         self.phase = "over"
-        self._emit({
-            "type": "hand_end", "hand_no": self.hand_no, "result": "win" if result.winner is not
-            None else "draw", "winner": result.winner, "from": result.discarder,
-            "dealer": self.dealer, "level": self.level, "deltas": list(deltas),
-            "payments": [p.to_dict() for p in result.settlement.payments]
-            if result.settlement else [],
-            "notes": list(result.settlement.notes) if result.settlement else [],
-            "hands": [self._reveal(i) for i in range(self.n)], "points": self.points(),
-        })
+        if self.logged:
+            self._emit({
+                "type": "hand_end", "hand_no": self.hand_no, "result": "win" if result.winner is not
+                None else "draw", "winner": result.winner, "from": result.discarder,
+                "dealer": self.dealer, "level": self.level, "deltas": list(deltas),
+                "payments": [p.to_dict() for p in result.settlement.payments]
+                if result.settlement else [],
+                "notes": list(result.settlement.notes) if result.settlement else [],
+                "hands": [self._reveal(i) for i in range(self.n)], "points": self.points(),
+            })
         # RULES §11: dealer succession
         dealer_won = result.winner == self.dealer
         if result.winner is None or dealer_won:
@@ -751,8 +905,9 @@ class Match:
         if self._match_over(dealer_won):
             self.over = True
             order = sorted(range(self.n), key=lambda i: (-self.seats[i].points, i))
-            self._emit({"type": "match_end", "points": self.points(), "ranking": order,
-                        "hands": self.hand_no})
+            if self.logged:
+                self._emit({"type": "match_end", "points": self.points(), "ranking": order,
+                            "hands": self.hand_no})
         else:
             self._start_hand()
 
@@ -773,6 +928,7 @@ class Match:
         pen = escape_penalty(self.rules, escaper=seat, dealer=self.dealer, level=self.level)
         for s, d in zip(self.seats, pen.deltas, strict=True):
             s.points += d
-        self._emit({"type": "escape", "seat": seat, "deltas": list(pen.deltas),
-                    "payments": [p.to_dict() for p in pen.payments], "points": self.points()})
+        if self.logged:
+            self._emit({"type": "escape", "seat": seat, "deltas": list(pen.deltas),
+                        "payments": [p.to_dict() for p in pen.payments], "points": self.points()})
 

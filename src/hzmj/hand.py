@@ -267,6 +267,84 @@ def _draw_masks(e: _Entry, c: tuple[int, ...],
 
 
 # --------------------------------------------------------------------------------------
+# integer group keys (the engine keeps them up to date as tiles move)
+
+KEY_BITS: Final = 3  # a natural count (0–4) per kind, packed 3 bits per kind of a group
+_KEY_MASK: Final = (1 << KEY_BITS) - 1
+_suit_by_key: Final[dict[int, _Entry]] = {}
+_honor_by_key: Final[dict[int, _Entry]] = {}
+
+
+def group_keys(counts: Sequence[int]) -> list[int]:
+    """The four integer keys (characters, dots, bamboo, honours) of 34 natural counts:
+    kind ``k`` adds ``count << KEY_BITS * (k % 9)`` (honours: ``k - 27``) to its group."""
+    keys = [0, 0, 0, 0]
+    for k in range(NUM_KINDS):
+        if counts[k]:
+            keys[k // 9 if k < 27 else 3] += counts[k] << KEY_BITS * (k % 9 if k < 27 else k - 27)
+    return keys
+
+
+def key_units(caishen: Tile) -> tuple[tuple[int, int] | None, ...]:
+    """Per physical kind, ``(group, unit)`` to add to its group's key when that tile
+    joins a concealed hand, or ``None`` for a 财神 (a wildcard, RULES §5.1); a white
+    dragon counts as the 财神 kind (RULES §5.2)."""
+    hit = _units_memo.get(caishen)
+    if hit is None:
+        units: list[tuple[int, int] | None] = []
+        for t in range(NUM_KINDS):
+            k = plays_as(t, caishen)
+            units.append(None if k is None else
+                         (k // 9, 1 << KEY_BITS * (k % 9)) if k < 27 else
+                         (3, 1 << KEY_BITS * (k - 27)))
+        hit = _units_memo[caishen] = tuple(units)
+    return hit
+
+
+_units_memo: dict[Tile, tuple[tuple[int, int] | None, ...]] = {}
+
+
+def _suit_by(key: int) -> _Entry:
+    e = _suit_by_key.get(key)
+    if e is None:
+        e = _suit_by_key[key] = _suit_entry(
+            tuple((key >> KEY_BITS * i) & _KEY_MASK for i in range(9)))
+    return e
+
+
+def _honor_by(key: int) -> _Entry:
+    e = _honor_by_key.get(key)
+    if e is None:
+        e = _honor_by_key[key] = _honor_entry(
+            tuple((key >> KEY_BITS * i) & _KEY_MASK for i in range(7)))
+    return e
+
+
+def is_win_keys(keys: Sequence[int], wilds: int, seven_pairs: bool) -> bool:
+    """The win test (RULES §7.1–7.2) of a concealed part given by its :func:`group_keys`
+    and ``wilds``; ``seven_pairs`` allows that shape (14 concealed tiles, no melds).
+    Equals :func:`is_win_counts` / :func:`is_standard_win` on the same tiles."""
+    # the engine's hot path: plain subscripts and comparisons, no min() or method calls
+    k0, k1, k2, k3 = keys
+    try:
+        m, p, s, h = _suit_by_key[k0], _suit_by_key[k1], _suit_by_key[k2], _honor_by_key[k3]
+    except KeyError:
+        m, p, s, h = _suit_by(k0), _suit_by(k1), _suit_by(k2), _honor_by(k3)
+    pair = m.dpair
+    if p.dpair < pair:
+        pair = p.dpair
+    if s.dpair < pair:
+        pair = s.dpair
+    if h.dpair < pair:
+        pair = h.dpair
+    if pair > 2:  # two wildcards always make the pair
+        pair = 2
+    if m.need0 + p.need0 + s.need0 + h.need0 + pair <= wilds:
+        return True
+    return seven_pairs and m.odd + p.odd + s.odd + h.odd <= wilds
+
+
+# --------------------------------------------------------------------------------------
 # win tests on (counts, wilds)
 
 

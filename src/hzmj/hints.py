@@ -92,11 +92,14 @@ def hints(view: dict[str, Any], adviser: Adviser | None = None) -> dict[str, Any
                                        "waits": _tiles_left(ready),
                                        "useful": _tiles_left(useful)})
     if adviser is not None and legal:
-        suggestion = adviser.choose(view, legal)
-        result["suggestion"] = suggestion.to_json()
         explain = getattr(adviser, "explain", None)
-        if explain is not None:
-            result["candidates"] = [c.to_json() for c in explain(view, legal)]
+        if explain is not None:  # one search gives both: its first is what choose plays
+            ranked = explain(view, legal)
+            suggestion = ranked[0].action
+            result["candidates"] = [c.to_json() for c in ranked]
+        else:
+            suggestion = adviser.choose(view, legal)
+        result["suggestion"] = suggestion.to_json()
         if isinstance(suggestion, Discard):  # the first discard is the one marked best
             name = tile_name(suggestion.tile)
             result["discards"].sort(key=lambda d: d["tile"] != name)

@@ -63,7 +63,9 @@ def fair_record(match: Match, salt: str) -> dict[str, Any]:
 
 
 def make_record(match: Match) -> dict[str, Any]:
-    """The record of ``match`` so far (see the module docstring)."""
+    """The record of ``match`` so far (see the module docstring).  A ``log=False`` match
+    is replayed with the log for its digest."""
+    logged = match if match.logged else match.logged_replay()
     return {
         "format": RECORD_FORMAT,
         "version": RECORD_VERSION,
@@ -74,7 +76,7 @@ def make_record(match: Match) -> dict[str, Any]:
         "hands": [list(r.settlement.deltas) if r.settlement else [0] * match.n
                   for r in match.results],
         "over": match.over,
-        "events_digest": events_digest(match.log),
+        "events_digest": events_digest(logged.log),
     }
 
 

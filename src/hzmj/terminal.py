@@ -37,10 +37,24 @@ class Quit(Exception):
 
 
 def glyph(name: str, caishen: str | None = None) -> str:
-    """``🀋5m``; a 财神 is starred and highlighted (RULES §5.1)."""
+    """``🀋5m``; a 财神 is starred and highlighted (RULES §5.1); in 翻财神 mode a white
+    dragon standing in for the 财神 kind says which tile it is (``🀆5z=5m``, RULES §5.2)."""
     t = tile(name)
     text = f"{tile_glyph(t)}{name}"
-    return f"[bold yellow]*{text}[/]" if name == caishen else text
+    if name == caishen:
+        return f"[bold yellow]*{text}[/]"
+    if name == "5z" and caishen is not None and caishen != "5z":
+        return f"[cyan]{text}={caishen}[/]"
+    return text
+
+
+def standin_note(caishen: str) -> str:
+    """One line explaining the white dragon in 翻财神 mode (RULES §5.2), or ""."""
+    if caishen == "5z":
+        return ""
+    name = tile_name_zh(tile(caishen))
+    return (f"白板 {glyph('5z', caishen)}: a white dragon stands in for {caishen} ({name}) — "
+            f"it plays as a plain {caishen}, it is not a 财神 (rule book §5.2: hzmj rules 5.2)")
 
 
 def _tiles(names: Sequence[str], caishen: str | None = None) -> str:
@@ -184,6 +198,10 @@ class TerminalTable:
         cs = view["caishen"]
         total = view["hands_total"] or "?"
         indicator = f" (indicator {glyph(view['indicator'])})" if view["indicator"] else ""
+        if view["rules"]["caishen_mode"] == "white":
+            cs_note = ""
+        else:
+            cs_note = standin_note(cs)
         self._say(f"\n── hand {view['hand_no']}/{total} · dealer seat {view['dealer']} "
                   f"level {view['level']} · 财神 {glyph(cs, cs)} {tile_name_zh(tile(cs))}"
                   f"{indicator} · live wall {view['live']}"
@@ -198,6 +216,8 @@ class TerminalTable:
             self._say(f"seat {p['seat']} {who}{' 庄' if p['dealer'] else ''} "
                       f"{p['points']:>4} pts  hand {p['concealed_count']:>2}  "
                       f"melds {melds or '–'}  discards {discards or '–'}")
+        if cs_note and "5z" in view["hand"]:
+            self._say(cs_note)
         hand = view["hand"]
         shown = "  ".join(f"{i}:{glyph(n, cs)}" for i, n in enumerate(hand, 1))
         drawn = f"   drawn {glyph(view['last_draw'], cs)}" if view["last_draw"] else ""
@@ -247,6 +267,9 @@ class TerminalTable:
                 self._say(f"\n══ hand {data['hand_no']} starts: dealer seat {data['dealer']} "
                           f"(level {data['level']}), dice {data['dice']}, 财神 "
                           f"{glyph(data['caishen'], data['caishen'])} ══")
+                note = standin_note(data["caishen"]) if data.get("indicator") else ""
+                if note:
+                    self._say(note)
             elif kind == "discard" and data["seat"] != self.seat:
                 self._say(f"{who} discards {glyph(data['tile'])}"
                           + (" (财神: lock)" if data["caishen"] else ""))

@@ -2,7 +2,8 @@
 
 ``choose(view, legal)`` returns one of ``legal``; ``explain(view, legal)`` returns the
 bot's top candidate actions, best first, each with the value the bot gave it (shown as
-hints in the terminal table and the browser).
+hints in the terminal table and the browser).  ``explain(view, legal,
+include=action)`` also values and lists ``action`` (reviews, :mod:`hzmj.review`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,16 @@ class Candidate:
                 "detail": self.detail}
 
 
+def top_with(ranked: Sequence[Candidate], top: int,
+             include: Action | None = None) -> list[Candidate]:
+    """The first ``top`` of ``ranked``, plus ``include``'s entry when it is further down
+    (a review values the move played, :mod:`hzmj.review`)."""
+    out = list(ranked[:top])
+    if include is not None and all(c.action != include for c in out):
+        out += [c for c in ranked if c.action == include][:1]
+    return out
+
+
 class Bot(Protocol):
     """A player that sees only ``view`` (``Match.view(seat)``) and ``legal``
     (``Match.legal_actions(seat)``, never empty)."""
@@ -38,6 +49,8 @@ class Bot(Protocol):
         """One of ``legal``."""
         ...
 
-    def explain(self, view: dict[str, Any], legal: Sequence[Action]) -> list[Candidate]:
-        """Top candidate actions, best first (the first is what :meth:`choose` plays)."""
+    def explain(self, view: dict[str, Any], legal: Sequence[Action],
+                include: Action | None = None) -> list[Candidate]:
+        """Top candidate actions, best first (the first is what :meth:`choose` plays);
+        ``include``, if given, is valued and listed too."""
         ...

@@ -24,14 +24,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from hzmj.bots import analysis as an
-from hzmj.bots.base import Candidate
+from hzmj.bots.base import Candidate, top_with
 from hzmj.bots.seat import SeatInfo, read_seat, remove_tiles
 from hzmj.events import Action, Chow, Discard, Kong, Pass, Pong, Win
 from hzmj.hand import split_wilds
-from hzmj.scoring import score_hand
+from hzmj.scoring import discard_win_allowed, score_hand
 from hzmj.tiles import Hand, Meld, MeldKind, Tile, format_tiles
 
 OTHER_WIN_PER_DRAW = 0.05
@@ -39,6 +39,10 @@ OTHER_WIN_PER_DRAW = 0.05
 
 FEED_PENALTY = 4.0
 """Useful-tile equivalent of the risk of feeding a third 摊 (RULES §10.4)."""
+
+DANGER_PENALTY = 30.0
+"""Useful-tile equivalent of a sure discard win at the dealer's level 3 (RULES §8.4):
+well below one step of shanten, so a safer discard is taken only when it costs little."""
 
 SHANTEN_WEIGHT = 1000.0
 """Candidate values: ``-SHANTEN_WEIGHT × shanten + weighted useful tiles``."""
@@ -148,15 +152,73 @@ def feeds_third_tan(info: SeatInfo, t: Tile) -> bool:
     return False
 
 
-def rank_discards(info: SeatInfo, concealed: Sequence[Tile], kinds: Sequence[Tile],
-                  extra_melds: int = 0,
-                  full: bool = False) -> list[tuple[Tile, HandValue | None, int, bool]]:
-    """Rank discarding each of ``kinds`` from ``concealed`` (14 tiles counting melds).
+def discard_danger(info: SeatInfo, t: Tile) -> float:
+    """A rough chance (0…1) that discarding ``t`` is won on at the dealer's level 3
+    (RULES §8.4): the discarder then pays the whole ``T`` at dealer factor 8 (§10.5).
 
-    Returns ``(tile, value, shanten, feeds)`` best first.  Only the discards with the
-    lowest shanten get a full :class:`HandValue` (the others ``None``) unless ``full``.
-    A 财神 is only considered when it leaves the hand 爆头-ready (财飘) or is the only
-    choice (摸打 under the lock, RULES §5.5).
+    Per seat allowed to win on this discard: how ready it looks (its declared sets, how
+    long the hand has run) times how likely ``t`` is among its waits (less for a kind it
+    threw away itself, an honour nobody can pair any more, or a terminal).  0 without the
+    option, below level 3, for a 财神 (never won on, §5.4) or under another's lock.
+    """
+    if not info.rules.discard_win or info.level != 3 or t == info.caishen:
+        return 0.0
+    nat = an.natural(t, info.caishen)
+    danger = 0.0
+    for o in range(info.players):
+        if o == info.seat or not discard_win_allowed(info.rules, winner=o, discarder=info.seat,
+                                                     dealer=info.dealer, level=info.level):
+            continue
+        if info.lock is not None and info.lock not in (o, info.seat):
+            continue  # RULES §5.5: the lock binds o; our discard keeps it
+        shown = info.shown[o] if info.shown else 0
+        turns = len(info.discarded[o]) if info.discarded else 0
+        ready = min(0.9, 0.05 + 0.15 * shown + 0.03 * turns)
+        if info.discarded and t in info.discarded[o]:
+            fit = 0.3
+        elif nat >= 27:
+            fit = 0.2 if info.unseen[t] <= 1 else 0.6
+        elif nat % 9 in (0, 8):
+            fit = 0.7
+        else:
+            fit = 1.0
+        danger = max(danger, ready * fit)
+    return danger
+
+
+class RankedDiscard(NamedTuple):
+    """One discard as :func:`rank_discards` sees it: the hand ``value`` after it (``None``
+    when not computed), its ``shanten``, whether it ``feeds`` a third 摊 and its
+    :func:`discard_danger`."""
+
+    tile: Tile
+    value: HandValue | None
+    shanten: int
+    feeds: bool
+    danger: float
+
+    @property
+    def score(self) -> float:
+        """The efficiency ranking's score: useful tiles less the risks' penalties."""
+        base = self.value.score if self.value is not None else -SHANTEN_WEIGHT * self.shanten
+        return base - FEED_PENALTY * self.feeds - DANGER_PENALTY * self.danger
+
+    def describe(self) -> str:
+        text = self.value.describe() if self.value is not None else f"shanten {self.shanten}"
+        if self.feeds:
+            text += "; could feed a third 摊"
+        if self.danger >= 0.05:
+            text += f"; level-3 discard-win danger {self.danger:.2f}"
+        return text
+
+
+def rank_discards(info: SeatInfo, concealed: Sequence[Tile], kinds: Sequence[Tile],
+                  extra_melds: int = 0, full: bool = False) -> list[RankedDiscard]:
+    """Rank discarding each of ``kinds`` from ``concealed`` (14 tiles counting melds),
+    best first.  Only the discards with the lowest shanten get a full
+    :class:`HandValue` (the others ``None``) unless ``full``.  A 财神 is only considered
+    when it leaves the hand 爆头-ready (财飘) or is the only choice (摸打 under the lock,
+    RULES §5.5).
     """
     state = hand_state(info, concealed, extra_melds)
     keep_caishen = len(kinds) > 1
@@ -170,36 +232,20 @@ def rank_discards(info: SeatInfo, concealed: Sequence[Tile], kinds: Sequence[Til
         rows = [(t, an.shanten(an.remove(state, an.WILD)), an.remove(state, an.WILD))
                 for t in kinds]
     best = min(s for _, s, _ in rows)
-    ranked: list[tuple[Tile, HandValue | None, int, bool]] = []
-    for t, s, after in rows:
-        value = value_of(after, info) if (full or s == best) else None
-        ranked.append((t, value, s, feeds_third_tan(info, t)))
-
-    def key(row: tuple[Tile, HandValue | None, int, bool]) -> tuple[float, int, int]:
-        t, value, s, feeds = row
-        score = value.score if value is not None else -SHANTEN_WEIGHT * s
-        score -= FEED_PENALTY * feeds
-        # a 财神 is only thrown for 财飘 (decided before), so never prefer it on a tie
-        return (-score, int(t == info.caishen), -t)
-
-    ranked.sort(key=key)
+    ranked = [RankedDiscard(t, value_of(after, info) if (full or s == best) else None, s,
+                            feeds_third_tan(info, t), discard_danger(info, t))
+              for t, s, after in rows]
+    # a 财神 is only thrown for 财飘 (decided before), so never prefer it on a tie
+    ranked.sort(key=lambda r: (-r.score, int(r.tile == info.caishen), -r.tile))
     return ranked
 
 
 def _discard_candidates(info: SeatInfo, legal: Sequence[Action]) -> tuple[list[Candidate], int]:
     """Ranked discards and the lowest shanten any of them leaves."""
     kinds = [a.tile for a in legal if isinstance(a, Discard)]
-    out = []
-    lowest = 99
-    for t, value, s, feeds in rank_discards(info, info.concealed, kinds):
-        lowest = min(lowest, s)
-        score = value.score if value is not None else -SHANTEN_WEIGHT * s
-        detail = value.describe() if value is not None else f"shanten {s}"
-        if feeds:
-            score -= FEED_PENALTY
-            detail += "; could feed a third 摊"
-        out.append(Candidate(Discard(info.seat, t), score, detail))
-    return out, lowest
+    ranked = rank_discards(info, info.concealed, kinds)
+    out = [Candidate(Discard(info.seat, r.tile), r.score, r.describe()) for r in ranked]
+    return out, min(r.shanten for r in ranked)
 
 
 def _kong_state(info: SeatInfo, kong: Kong) -> an.State:
@@ -252,7 +298,7 @@ def claim_candidates(info: SeatInfo, legal: Sequence[Action]) -> list[Candidate]
         elif isinstance(a, (Pong, Chow)):
             rest = remove_tiles(info.concealed, [t, t] if isinstance(a, Pong) else a.tiles)
             ranked = rank_discards(info, rest, sorted(set(rest)), extra_melds=1)
-            d, after, _, _ = ranked[0]
+            d, after = ranked[0].tile, ranked[0].value
             assert after is not None
             label = "pong" if isinstance(a, Pong) else f"chow with {format_tiles(a.tiles)}"
             better = after.shanten < base.shanten or (after.shanten == base.shanten
@@ -275,13 +321,14 @@ class EfficiencyBot:
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed  # decisions are deterministic; kept for the common bot signature
 
-    def explain(self, view: dict[str, Any], legal: Sequence[Action]) -> list[Candidate]:
+    def explain(self, view: dict[str, Any], legal: Sequence[Action],
+                include: Action | None = None) -> list[Candidate]:
         info = read_seat(view)
         if view["phase"] == "claim":
             ranked = claim_candidates(info, legal)
         else:
             ranked = turn_candidates(info, legal)
-        return ranked[:TOP]
+        return top_with(ranked, TOP, include)
 
     def choose(self, view: dict[str, Any], legal: Sequence[Action]) -> Action:
         if len(legal) == 1:

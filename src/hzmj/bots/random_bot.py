@@ -22,6 +22,7 @@ class RandomBot:
         """Return one of ``legal`` (never empty)."""
         return legal[self.rng.randrange(len(legal))]
 
-    def explain(self, view: dict[str, Any], legal: Sequence[Action]) -> list[Candidate]:
+    def explain(self, view: dict[str, Any], legal: Sequence[Action],
+                include: Action | None = None) -> list[Candidate]:
         """Every legal action with the same value: the chance of playing it."""
         return [Candidate(a, 1 / len(legal), "uniform") for a in legal]

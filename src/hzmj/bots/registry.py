@@ -1,24 +1,38 @@
 """Bots by name: ``make_bot(name, seed)`` for the CLI, the arena, the server and tests.
 
-A name is one of :data:`BOT_NAMES`; ``strong`` also takes its time budget in
-milliseconds after a colon (``strong:30``), which sets how wide it searches.
+A name is one of :data:`BOT_NAMES`; ``strong`` and ``expert`` also take a time budget
+in milliseconds after a colon (``strong:30``, ``expert:250``): for ``strong`` it sets how
+wide it searches, for ``expert`` it is a real deadline.  ``expert@N`` is the expert's
+deterministic mode: exactly ``N`` sampled worlds per decision, the clock never read (for
+tests and arenas).  ``oracle`` sees every tile: measurement only (:mod:`hzmj.bots.oracle`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Final
 
 from hzmj.bots.base import Bot
 from hzmj.bots.efficiency import EfficiencyBot
+from hzmj.bots.expert import ExpertBot
+from hzmj.bots.oracle import OracleBot
 from hzmj.bots.random_bot import RandomBot
 from hzmj.bots.strong import StrongBot
+from hzmj.game import Match
 
 _FACTORIES: Final[dict[str, Callable[[int], Bot]]] = {
     "random": RandomBot,
     "efficiency": EfficiencyBot,
     "strong": StrongBot,
+    "expert": ExpertBot,
+    "oracle": OracleBot,
 }
+
+STRONGEST: Final = "expert"
+"""The strongest fair bot (hints use it within their time budget)."""
+
+SEES_ALL: Final = frozenset({"oracle"})
+"""Bots that read hidden tiles: never at a table with a human (RULES §13)."""
 
 BOT_NAMES: tuple[str, ...] = tuple(_FACTORIES)
 MAX_BUDGET_MS: Final = 2000  # a bot seat must never stall its table
@@ -28,12 +42,34 @@ def make_bot(name: str, seed: int, /) -> Bot:
     """A new bot called ``name`` with its own ``seed``; ``ValueError`` for an unknown
     name (the message lists the known ones) or a bad budget."""
     base, _, budget = name.partition(":")
+    base, at, samples = base.partition("@")
     if base not in _FACTORIES:
         raise ValueError(f"unknown bot {name!r} (known: {', '.join(BOT_NAMES)})")
+    if at:
+        if base != "expert" or budget or not samples.isdigit() or int(samples) <= 0:
+            raise ValueError(f"bad bot {name!r}: only expert takes a sample count, "
+                             "e.g. expert@16")
+        return ExpertBot(seed, samples=int(samples))
     if not budget:
         return _FACTORIES[base](seed)
-    if (base != "strong" or not budget.isascii() or not budget.isdigit()
+    if (base not in ("strong", "expert") or not budget.isascii() or not budget.isdigit()
             or not 1 <= int(budget) <= MAX_BUDGET_MS):
-        raise ValueError(f"bad bot {name!r}: only strong takes a budget, 1 to "
+        raise ValueError(f"bad bot {name!r}: only strong and expert take a budget, 1 to "
                          f"{MAX_BUDGET_MS} ms, e.g. strong:30")
+    if base == "expert":
+        return ExpertBot(seed, budget_ms=int(budget))
     return StrongBot(seed, budget_ms=int(budget))
+
+
+def show_match(bots: Iterable[Bot], match: Match) -> None:
+    """Show ``match`` to the bots that see every tile (the oracle); the others keep to
+    their views.  Only measurement drivers (arena, simulate) call this."""
+    for bot in bots:
+        see = getattr(bot, "see", None)
+        if see is not None:
+            see(match)
+
+
+def sees_all(name: str) -> bool:
+    """Whether the bot called ``name`` reads hidden tiles (the oracle)."""
+    return name.partition(":")[0].partition("@")[0] in SEES_ALL

@@ -16,7 +16,7 @@ from hzmj.hand import split_wilds
 from hzmj.rules import Rules
 from hzmj.tiles import NUM_KINDS, WHITE, Tile, tile
 
-_TAN_TYPES = ("chow", "pong", "exposed_kong")
+_TAN_TYPES = ("chow", "pong", "exposed_kong", "added_kong")  # 补杠 keeps its pong's 摊
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +26,9 @@ class SeatInfo:
     ``concealed``: own concealed tiles (physical kinds); ``melds``: own declared sets;
     ``unseen[k]``: copies of kind ``k`` the seat cannot see (4 − own − visible
     elsewhere, never below 0); ``tan[(taker, giver)]``: 摊 counts read from the melds
-    (RULES §6.5); ``draws_left``: own draws the live wall still allows (about).
+    (RULES §6.5); ``draws_left``: own draws the live wall still allows (about);
+    ``shown[i]``: seat i's declared sets; ``discarded[i]``: the kinds seat i discarded;
+    ``lock``: the seat whose 财神 lock holds (RULES §5.5), if any.
     """
 
     seat: int
@@ -44,6 +46,9 @@ class SeatInfo:
     claim_from: int | None
     tan: dict[tuple[int, int], int]
     rules: Rules
+    shown: tuple[int, ...] = ()
+    discarded: tuple[frozenset[Tile], ...] = ()
+    lock: int | None = None
 
     @property
     def counts_wilds(self) -> tuple[list[int], int]:
@@ -111,6 +116,10 @@ def read_seat(view: dict[str, Any]) -> SeatInfo:
         claim_from=claim["from"] if claim else None,
         tan=tan,
         rules=rules,
+        shown=tuple(len(p["melds"]) for p in view["players"]),
+        discarded=tuple(frozenset(tile(d["tile"]) for d in p["discards"])
+                        for p in view["players"]),
+        lock=view["lock"],
     )
 
 

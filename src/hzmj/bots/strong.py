@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from hzmj.bots import analysis as an
-from hzmj.bots.base import Candidate
+from hzmj.bots.base import Candidate, top_with
 from hzmj.bots.efficiency import (
     OTHER_WIN_PER_DRAW,
     TOP,
@@ -51,6 +51,9 @@ LOSS = 0.35
 """What an opponent's win costs, in units of our own win's M (we pay one share of three)."""
 FEED_RISK = 0.02
 """Expected cost of a discard that could feed a third 摊 (RULES §10.4)."""
+DANGER_RISK = 1.0
+"""Expected cost, in our own win's M, of a sure discard win against us at the dealer's
+level 3 (RULES §8.4: we would pay the whole T at dealer factor 8, §10.5)."""
 TAN_RISK = 0.3
 """Expected cost of taking a third 摊 from a player: if that player wins we pay 2T
 (反承包, RULES §10.4)."""
@@ -186,12 +189,13 @@ class StrongBot:
             return legal[0]
         return self.explain(view, legal)[0].action
 
-    def explain(self, view: dict[str, Any], legal: Sequence[Action]) -> list[Candidate]:
+    def explain(self, view: dict[str, Any], legal: Sequence[Action],
+                include: Action | None = None) -> list[Candidate]:
         info = read_seat(view)
         search = _Search(info, self.leaves)
         if view["phase"] == "claim":
-            return self._claim(info, search, legal)[:TOP]
-        return self._turn(info, search, legal)[:TOP]
+            return top_with(self._claim(info, search, legal), TOP, include)
+        return top_with(self._turn(info, search, legal), TOP, include)
 
     def _turn(self, info: SeatInfo, search: _Search,
               legal: Sequence[Action]) -> list[Candidate]:
@@ -199,7 +203,7 @@ class StrongBot:
         seat = info.seat
         kinds = [a.tile for a in legal if isinstance(a, Discard)]
         ranked = rank_discards(info, info.concealed, kinds)
-        lowest = ranked[0][2]
+        lowest = ranked[0].shanten
         win_m = current_win_multiplier(info) if Win(seat) in legal else 0
         if lowest > SEARCH_MAX_SHANTEN and not win_m:
             return turn_candidates(info, legal)
@@ -207,12 +211,15 @@ class StrongBot:
         # declining a win leaves the others a go-around to win first (we would pay)
         decline = (1 - search.r) * LOSS if win_m else 0.0
         out: list[Candidate] = []
-        for t, _, s, feeds in ranked:
-            if s > lowest or (out and search.leaves <= 0):
+        for r in ranked:
+            if r.shanten > lowest or (out and search.leaves <= 0):
                 break
-            v = search.exact(an.remove(state, an.natural(t, info.caishen)), search.draws)
-            v -= decline + FEED_RISK * feeds  # RULES §10.4: do not hand out a third 摊
-            out.append(Candidate(Discard(seat, t), v, f"expected M {v:.3f}"))
+            v = search.exact(an.remove(state, an.natural(r.tile, info.caishen)), search.draws)
+            # RULES §10.4: do not hand out a third 摊; §8.4: nor a level-3 discard win
+            v -= decline + FEED_RISK * r.feeds + DANGER_RISK * r.danger
+            detail = f"expected M {v:.3f}" + (f"; discard-win danger {r.danger:.2f}"
+                                               if r.danger >= 0.05 else "")
+            out.append(Candidate(Discard(seat, r.tile), v, detail))
         chain_k = info.chain.count("kong")
         chain_p = info.chain.count("piao")
         for a in legal:
@@ -255,11 +262,12 @@ class StrongBot:
                 ranked = rank_discards(info, rest, sorted(set(rest)), extra_melds=1)
                 after = hand_state(info, rest, 1)
                 best, best_t = -1.0, rest[0]
-                for y, _, sy, _ in ranked:
-                    if sy > ranked[0][2] or (best >= 0 and search.leaves <= 0):
+                for r in ranked:
+                    if r.shanten > ranked[0].shanten or (best >= 0 and search.leaves <= 0):
                         break
+                    y = r.tile
                     v = search.exact(an.remove(after, an.natural(y, info.caishen)),
-                                     search.draws)
+                                     search.draws) - DANGER_RISK * r.danger
                     if v > best:
                         best, best_t = v, y
                 label = "pong" if isinstance(a, Pong) else f"chow with {format_tiles(a.tiles)}"

@@ -24,7 +24,7 @@ import numpy as np
 from gymnasium import spaces
 
 from hzmj.bots.base import Bot
-from hzmj.env.encoding import ACTION_SIZE, OBS_SHAPE, action_mask, encode_view, legal_index_map
+from hzmj.env.encoding import ACTION_SIZE, OBS_SHAPE, action_mask, encode_match, match_index_map
 from hzmj.events import Action
 from hzmj.game import Match
 from hzmj.rules import Rules
@@ -61,7 +61,7 @@ class HzmjSeatEnv(gym.Env[dict[str, Any], Any]):
         from hzmj.bots.registry import make_bot
 
         match_seed = seed if seed is not None else int(self.np_random.integers(0, 2**62))
-        self.match = Match(self.rules, match_seed)
+        self.match = Match(self.rules, match_seed, log=False)
         self._bots = {s: make_bot(self.opponents, derive_seed(match_seed, s))
                       for s in range(self.rules.players) if s != self.seat}
         self._pending = self._advance(0)
@@ -83,7 +83,7 @@ class HzmjSeatEnv(gym.Env[dict[str, Any], Any]):
             if r.settlement:
                 reward += r.settlement.deltas[self.seat]
         if not self._done():
-            self._legal = legal_index_map(m.legal_actions(self.seat), m.view(self.seat))
+            self._legal = match_index_map(m, self.seat)
         else:
             self._legal = {}
         return reward
@@ -95,7 +95,7 @@ class HzmjSeatEnv(gym.Env[dict[str, Any], Any]):
 
     def _obs(self) -> dict[str, Any]:
         assert self.match is not None
-        return {"observation": encode_view(self.match.view(self.seat)),
+        return {"observation": encode_match(self.match, self.seat),
                 "action_mask": action_mask(self._legal)}
 
     def _info(self) -> dict[str, Any]:

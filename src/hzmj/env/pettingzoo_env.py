@@ -20,7 +20,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from hzmj.env.encoding import ACTION_SIZE, OBS_SHAPE, action_mask, encode_view, legal_index_map
+from hzmj.env.encoding import ACTION_SIZE, OBS_SHAPE, action_mask, encode_match, match_index_map
 from hzmj.events import Action
 from hzmj.game import Match
 from hzmj.rules import Rules
@@ -58,7 +58,7 @@ class HzmjAECEnv(AECEnv):  # type: ignore[misc]
         if seed is not None:
             self._rng.seed(seed)
         match_seed = seed if seed is not None else self._rng.getrandbits(63)
-        self.match = Match(self.rules, match_seed)
+        self.match = Match(self.rules, match_seed, log=False)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -71,14 +71,13 @@ class HzmjAECEnv(AECEnv):  # type: ignore[misc]
         assert self.match is not None
         seat = self.match.to_move()[0]
         self.agent_selection = f"seat_{seat}"
-        self._legal = legal_index_map(self.match.legal_actions(seat), self.match.view(seat))
+        self._legal = match_index_map(self.match, seat)
 
     def observe(self, agent: str) -> dict[str, Any]:
         assert self.match is not None
         seat = int(agent.split("_")[1])
-        view = self.match.view(seat)
         legal = self._legal if agent == self.agent_selection else {}
-        return {"observation": encode_view(view), "action_mask": action_mask(legal)}
+        return {"observation": encode_match(self.match, seat), "action_mask": action_mask(legal)}
 
     def step(self, action: int | None) -> None:
         assert self.match is not None

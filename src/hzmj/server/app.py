@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -15,16 +16,27 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import FastAPI, Header, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from fastapi.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    Response,
+)
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 from sqlalchemy.engine import make_url
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
+from hzmj import rulebook
 from hzmj.hints import hints as seat_hints
 from hzmj.record import replay_steps
+from hzmj.review import review as review_seat
 from hzmj.rules import Rules, RulesError
-from hzmj.server.bots import AUTO_BOT, UnknownBotError, get_bot
+from hzmj.server.account_protocol import Ok
+from hzmj.server.account_routes import account_routes, seat_name, seat_taken
+from hzmj.server.accounts import Accounts, Throttle
+from hzmj.server.bots import REVIEW_BOT, UnknownBotError, get_bot, hint_bot
 from hzmj.server.config import ServerConfig
 from hzmj.server.guard import (
     Bucket,
@@ -34,6 +46,7 @@ from hzmj.server.guard import (
     TokenFilter,
     strict_json,
 )
+from hzmj.server.history import record_finished, seat_stats
 from hzmj.server.protocol import (
     AddBot,
     BotAdded,
@@ -44,15 +57,17 @@ from hzmj.server.protocol import (
     JoinRoom,
     Left,
     Replay,
+    Review,
     RoomCreated,
     RoomInfo,
     RoomList,
     SeatInfo,
+    Share,
     Started,
     client_message,
 )
-from hzmj.server.rooms import Connection, Lobby, Room, RoomError
-from hzmj.server.storage import Store, StoredRoom, open_store
+from hzmj.server.rooms import MOVING, Connection, Lobby, Room, RoomError
+from hzmj.server.storage import StaleOwnerError, Store, StoredRoom, open_store
 
 log = logging.getLogger("hzmj.server")
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
@@ -77,11 +92,17 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     state: dict[str, Any] = {}
 
     @asynccontextmanager
-    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = await open_store(cfg.db_url)
-        lobby = Lobby(store, cfg)
+        lobby = cluster_lobby(store, cfg, app) if cfg.redis else Lobby(store, cfg)
+        accounts = Accounts(store.engine, cfg.session_days * 86400,
+                            Throttle(cfg.login_failures, cfg.login_window),
+                            Throttle(cfg.login_failures * 6, cfg.login_window),
+                            rename_seat=lambda room_id, seat, name: _rename(lobby, room_id,
+                                                                            seat, name))
+        store.finish_hooks.append(lambda room_id, record: _after_match(store, room_id, record))
         await lobby.restore()
-        state["store"], state["lobby"] = store, lobby
+        state["store"], state["lobby"], state["accounts"] = store, lobby, accounts
         try:
             yield
         finally:
@@ -89,6 +110,10 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             await store.close()
 
     app = FastAPI(title="hzmj table server", version="1", lifespan=lifespan)
+    if cfg.redis:  # one node of many (docs/scaling.md): rooms owned elsewhere are sent there
+        from hzmj.server.cluster import ClusterRouter
+
+        app.add_middleware(ClusterRouter, lobby=lambda: state.get("lobby"))
     app.add_middleware(RequestGuard, max_body_bytes=cfg.max_body_bytes)
     creations = BucketsByKey(cfg.create_per_minute / 60, cfg.create_burst)
     hint_calls = BucketsByKey(cfg.hints_per_second, cfg.hints_burst)
@@ -101,22 +126,36 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         result: Store = state["store"]
         return result
 
+    def accounts() -> Accounts:
+        result: Accounts = state["accounts"]
+        return result
+
     @app.exception_handler(RoomError)
     async def room_error(_: Request, exc: RoomError) -> JSONResponse:
-        return JSONResponse({"detail": str(exc)}, status_code=exc.status)
+        return JSONResponse({"detail": str(exc), "code": exc.code}, status_code=exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:
+        # where and why, never the input itself: it may be a password, megabytes long,
+        # or text (a lone surrogate) that cannot even be written back as JSON
+        def clean(text: object) -> str:
+            return str(text).encode("utf-8", "backslashreplace").decode("utf-8")[:200]
+        errors = [{"loc": [clean(part) for part in error.get("loc", ())],
+                   "msg": clean(error.get("msg", "")), "type": clean(error.get("type", ""))}
+                  for error in exc.errors()[:20]]
+        return JSONResponse({"detail": errors}, status_code=422)
 
     @app.exception_handler(RulesError)
     async def rules_error(_: Request, exc: RulesError) -> JSONResponse:
         return JSONResponse({"detail": str(exc), "option": exc.key}, status_code=422)
 
+    @app.exception_handler(StaleOwnerError)
+    async def stale_owner(_: Request, exc: StaleOwnerError) -> JSONResponse:
+        return JSONResponse({"detail": MOVING}, status_code=503, headers={"retry-after": "1"})
+
     @app.exception_handler(UnknownBotError)
     async def bot_error(_: Request, exc: UnknownBotError) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=422)
-
-    @app.exception_handler(RequestValidationError)
-    async def bad_request(_: Request, exc: RequestValidationError) -> JSONResponse:
-        # the reason only: echoing the input could echo what JSON cannot carry
-        return JSONResponse({"detail": _first_error(exc.errors())}, status_code=422)
 
     # ------------------------------------------------------------------ HTTP API
 
@@ -141,13 +180,13 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         client = request.client.host if request.client else "?"
         if not creations.take(client):
             raise RoomError(429, f"too many new rooms: at most {cfg.create_per_minute:g} a "
-                                 "minute from one address")
-        room = await lobby().create(rules, body.name or "table", body.seed)
+                                 "minute from one address", "rate_limited")
+        room = await lobby().create(rules, body.name, body.seed)  # "": the UI names it
         return RoomCreated(room_id=room.id)
 
     @app.get("/api/rooms")
     async def list_rooms(all: bool = False) -> RoomList:
-        rooms = [r.info() for r in lobby().rooms.values()]
+        rooms = await lobby().infos()
         return RoomList(rooms=[r for r in rooms if all or r.status == "open"])
 
     @app.get("/api/rooms/{room_id}")
@@ -158,9 +197,12 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         return _finished_info(await _finished(room_id))
 
     @app.post("/api/rooms/{room_id}/seats")
-    async def join(room_id: str, body: JoinRoom) -> Joined:
+    async def join(room_id: str, body: JoinRoom, request: Request,
+                   response: Response) -> Joined:
         room = lobby().get(room_id)
-        seat, token = await room.call(lambda: room.join(body.name, body.seat))
+        who = await accounts().seat_holder(request)
+        seat, token = await room.call(lambda: room.join(seat_name(who, body.name), body.seat))
+        await seat_taken(accounts(), who, request, response, room_id, seat)
         return Joined(seat=seat, token=token)
 
     @app.post("/api/rooms/{room_id}/bots")
@@ -168,6 +210,12 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         room = lobby().get(room_id)
         await room.call(lambda: room.add_bot(_bearer(authorization), body.seat, body.bot))
         return BotAdded(seat=body.seat, bot=body.bot)
+
+    @app.delete("/api/rooms/{room_id}/seats/{seat}")
+    async def remove_seat(room_id: str, seat: int, authorization: Auth = None) -> Ok:
+        room = lobby().get(room_id)
+        await room.call(lambda: room.remove_seat(_bearer(authorization), seat))
+        return Ok()
 
     @app.post("/api/rooms/{room_id}/start")
     async def start(room_id: str, authorization: Auth = None) -> Started:
@@ -190,8 +238,15 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             raise RoomError(429, f"too many hints: at most {cfg.hints_per_second:g} a second")
         # the view is read inside the actor (a consistent state); the analysis needs no more
         mine, view = await _settled(room, lambda: room.seat_view(token, seat))
-        adviser = get_bot(AUTO_BOT, room.seed + mine)
+        adviser = get_bot(hint_bot(cfg.hint_ms), room.seed + mine)
         return Hints.model_validate(await asyncio.to_thread(seat_hints, view, adviser))
+
+    @app.get("/api/rooms/{room_id}/share")
+    async def share(room_id: str, request: Request) -> Share:
+        """The room's link for friends, and its QR code (SVG)."""
+        await get_room(room_id)  # 404 for an unknown room
+        url = f"{public_base(request, cfg)}/room/{room_id}"
+        return Share(url=url, qr_svg=_qr_svg(url))
 
     @app.get("/api/matches/{room_id}/record")
     async def record(room_id: str) -> JSONResponse:
@@ -203,24 +258,43 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         rec, players = await _finished_record(room_id)
         return await asyncio.to_thread(_replay, rec, players)
 
+    reviews: dict[tuple[str, int, str], Review] = {}  # finished matches never change
+
+    @app.get("/api/matches/{room_id}/review")
+    async def review(room_id: str, seat: int, bot: str = REVIEW_BOT) -> Review:
+        rec, _ = await _finished_record(room_id)
+        key = (room_id, seat, bot)
+        if key not in reviews:
+            get_bot(bot, 0)  # UnknownBotError → 422 (the oracle too)
+            try:
+                done = await asyncio.to_thread(review_seat, rec, seat, bot)
+            except ValueError as exc:
+                raise RoomError(422, str(exc)) from None
+            if len(reviews) >= 256:
+                reviews.clear()
+            reviews[key] = Review.model_validate(done)
+        return reviews[key]
+
     async def _finished_record(room_id: str) -> tuple[dict[str, Any], list[str | None]]:
         """A finished match's record and its seats' names; 409 before the end."""
         room = lobby().rooms.get(room_id)
         if room is not None:
             if room.match is None or room.status != "over":
-                raise RoomError(409, "the match is not over yet")
+                raise RoomError(409, "the match is not over yet", "not_over")
             return room.record(), [s.name for s in room.seats]
         stored = await _finished(room_id)
         if stored.record is None:
-            raise RoomError(409, "the match is not over yet")
+            raise RoomError(409, "the match is not over yet", "not_over")
         names = {s.seat: s.name for s in stored.seats}
         return stored.record, [names.get(i) for i in range(Rules.from_dict(stored.rules).players)]
 
     async def _finished(room_id: str) -> StoredRoom:
         found = await store().load_rooms(room_id=room_id)
         if not found:
-            raise RoomError(404, f"no room {room_id!r}")
+            raise RoomError(404, f"no room {room_id!r}", "no_room")
         return found[0]
+
+    app.include_router(account_routes(accounts))
 
     # ------------------------------------------------------------------ WebSocket
 
@@ -284,12 +358,88 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     async def room_page(room_id: str) -> Response:
         return page("index.html")
 
+    @app.get("/account", include_in_schema=False)
+    @app.get("/matches", include_in_schema=False)
+    async def account_page() -> Response:
+        return page("account.html")
+
+    @app.get("/players/{player_id}", include_in_schema=False)
+    async def player_page(player_id: str) -> Response:
+        return page("account.html")
+
     @app.get("/replay/{room_id}", include_in_schema=False)
     async def replay_page(room_id: str) -> Response:
         return page("replay.html")
 
+    @app.get("/rules", include_in_schema=False)
+    async def rules_page() -> HTMLResponse:
+        return HTMLResponse(_rules_page())
+
     app.mount("/static", StaticFiles(directory=web, check_dir=False), name="static")
     return app
+
+
+def cluster_lobby(store: Store, cfg: ServerConfig, app: FastAPI) -> Lobby:
+    """This node's lobby in a cluster (``cfg.redis``), able to run requests for others."""
+    from hzmj.server.cluster import ClusterLobby
+
+    lobby = ClusterLobby(store, cfg)
+    lobby.app = app
+    return lobby
+
+
+
+def public_base(request: Request, cfg: ServerConfig) -> str:
+    """The address friends should use: ``--public-url``; else the address this visitor
+    used (the scheme and client as forwarded by a trusted proxy, its Host header); a
+    visitor on this machine's loopback gets the LAN address when the server listens on
+    every interface (``--host 0.0.0.0``)."""
+    if cfg.public_url:
+        return cfg.public_url.rstrip("/")
+    base = str(request.base_url).rstrip("/")
+    host = request.url.hostname or ""
+    if cfg.lan_url and host in ("127.0.0.1", "localhost", "::1"):
+        return cfg.lan_url.rstrip("/")
+    return base
+
+
+def _qr_svg(url: str) -> str:
+    import io
+
+    import segno
+
+    out = io.BytesIO()
+    segno.make(url, error="m").save(out, kind="svg", scale=4, border=2, xmldecl=False,
+                                    svgns=True, dark="#111", light="#fff")
+    return out.getvalue().decode()
+
+
+_RULES_PAGE = """<!doctype html>
+<html lang="zh-CN"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>规则 Rules · 杭州麻将</title><link rel="icon" href="data:,">
+<link rel="stylesheet" href="/static/style.css"></head>
+<body><header class="top"><a class="home" href="/">杭州麻将</a>
+<a href="/">大厅 · Lobby</a></header>
+<main class="rulebook">{body}</main></body></html>"""
+
+
+def _rules_page() -> str:
+    return _RULES_PAGE.format(body=rulebook.to_html())
+
+
+async def _after_match(store: Store, room_id: str, record: dict[str, Any]) -> None:
+    """History and ratings of a match just over (the replay runs off the event loop)."""
+    stats = await asyncio.to_thread(seat_stats, record)
+    async with store.engine.begin() as conn:
+        await record_finished(conn, room_id, stats)
+
+
+def _rename(lobby: Lobby, room_id: str, seat: int, name: str) -> None:
+    """A live room's seat takes a new name (an account deleted: "deleted player")."""
+    room = lobby.rooms.get(room_id)
+    if room is not None:
+        room.post(lambda: room.rename_seat(seat, name))
 
 
 def _replay(record: dict[str, Any], players: list[str | None]) -> Replay:
@@ -301,12 +451,6 @@ def _replay(record: dict[str, Any], players: list[str | None]) -> Replay:
                                   "steps": [s.to_json() for s in steps],
                                   "seed": record["seed"], "salt": record.get("salt"),
                                   "commitment": record.get("commitment")})
-
-
-def _first_error(errors: Any) -> str:
-    first = errors[0] if errors else {"loc": (), "msg": "invalid request"}
-    where = ".".join(str(p) for p in first["loc"] if p != "body") or "body"
-    return f"{where}: {first['msg']}"
 
 
 def _finished_info(stored: StoredRoom) -> RoomInfo:
@@ -385,8 +529,9 @@ def _parse(text: str) -> Any:
     if not isinstance(data, dict):
         return "a message must be a JSON object"
     kind = data.get("type")
-    if kind not in ("action", "snapshot", "auto"):
-        return f"unknown message type {kind!r} (expected action, snapshot or auto)"
+    if kind not in ("action", "snapshot", "auto", "ready", "phrase"):
+        return (f"unknown message type {kind!r} "
+                "(expected action, snapshot, auto, ready or phrase)")
     try:
         return client_message.validate_python(data)
     except ValidationError as exc:
@@ -395,17 +540,60 @@ def _parse(text: str) -> Any:
         return f"bad {kind} message: {where}: {first['msg']}"
 
 
+def lan_address() -> str | None:
+    """This machine's address on its local network (no packet is sent), or None."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("192.0.2.1", 9))  # TEST-NET-1: only picks the outgoing interface
+            address: str = s.getsockname()[0]
+        except OSError:
+            return None
+    return None if address.startswith("127.") else address
+
+
 def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None,
-          log_level: str = "info") -> None:
-    """Run the server until interrupted (``hzmj serve``)."""
+          log_level: str = "info", public_url: str | None = None,
+          forwarded_allow_ips: str = "127.0.0.1", redis: str | None = None,
+          node_url: str | None = None, node_id: str | None = None) -> None:
+    """Run the server until interrupted (``hzmj serve``).
+
+    ``host`` 0.0.0.0 opens it to the network; ``public_url`` (``https://mj.example.org``)
+    is the address share links and QR codes use; ``forwarded_allow_ips`` are the proxies
+    whose X-Forwarded-Proto / -For headers are believed (a TLS proxy in front: wss).
+    With ``redis`` it runs as one node of a cluster (docs/scaling.md) that the other nodes
+    reach at ``node_url``.
+    """
     import uvicorn
 
-    cfg = ServerConfig.from_env(db=db)
+    if redis and not node_url:
+        node_url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}"
+    lan = lan_address() if host in ("0.0.0.0", "::") else None
+    cfg = ServerConfig.from_env(db=db, public_url=public_url,
+                                lan_url=f"http://{lan}:{port}" if lan else None,
+                                redis=redis, node_url=node_url, node_id=node_id)
+    if cfg.redis and make_url(cfg.db_url).get_backend_name() == "sqlite":
+        raise SystemExit("error: --redis needs a shared database (--db postgresql://…), "
+                         "not SQLite")
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("alembic").setLevel(logging.WARNING)
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
         logging.getLogger(name).addFilter(TokenFilter())
     shown = make_url(cfg.db_url).render_as_string(hide_password=True)
-    print(f"hzmj table server: open http://{host}:{port}/  (database {shown})", flush=True)
+    node = f", node at {cfg.node_url}, Redis {_hide(cfg.redis)}" if cfg.redis else ""
+    local = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    print(f"hzmj table server: open http://{local}:{port}/  (database {shown}{node})",
+          flush=True)
+    if cfg.public_url:
+        print(f"  friends use {cfg.public_url}", flush=True)
+    elif lan:
+        print(f"  friends on your network use http://{lan}:{port}/", flush=True)
     uvicorn.run(create_app(cfg), host=host, port=port, log_level=log_level,
-                ws_max_size=WS_MAX_FRAME, ws_per_message_deflate=False)
+                ws_max_size=WS_MAX_FRAME, ws_per_message_deflate=False,
+                proxy_headers=True, forwarded_allow_ips=forwarded_allow_ips)
+
+
+def _hide(url: str) -> str:
+    """A URL without its password, for logs."""
+    return re.sub(r"//([^:/@]*):[^@]*@", r"//\1:***@", url)

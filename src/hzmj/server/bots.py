@@ -14,7 +14,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from hzmj.bots.base import Bot
-from hzmj.bots.registry import make_bot
+from hzmj.bots.registry import STRONGEST, make_bot, sees_all
 from hzmj.events import Action
 
 log = logging.getLogger("hzmj.server")
@@ -23,6 +23,13 @@ HEARTBEAT = 1.0  # seconds between checks that the workers answer
 DEGRADED_AFTER_RESTART = 30.0  # health stays degraded this long after a respawn
 WORKER_NICENESS = 5  # bot workers run below the event loop's priority
 
+REVIEW_BOT = f"{STRONGEST}@4"  # the replay page's AI review: deterministic, a few s a match
+
+
+def hint_bot(budget_ms: int) -> str:
+    """The strongest bot that answers within a hint's budget (milliseconds)."""
+    return f"{STRONGEST}:{budget_ms}"
+
 
 class UnknownBotError(ValueError):
     """No bot of that name."""
@@ -30,7 +37,11 @@ class UnknownBotError(ValueError):
 
 def get_bot(name: str, seed: int) -> Bot:
     """The registry's bot ``name`` (:func:`hzmj.bots.registry.make_bot`);
-    :class:`UnknownBotError` for a name it does not know."""
+    :class:`UnknownBotError` for a name it does not know, or for a bot that sees every
+    tile (the oracle): every room here has a human in it (RULES §13)."""
+    if sees_all(name):
+        raise UnknownBotError(f"{name} sees every tile: it is for measurement only and "
+                              "never plays in a room with a human")
     try:
         return make_bot(name, seed)
     except ValueError as exc:

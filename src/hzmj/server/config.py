@@ -37,7 +37,8 @@ class ServerConfig:
     db: str = "./hzmj.db"
     bot_delay: float = 0.6  # a bot's thinking pause before it acts
     bot_workers: int = -1  # processes that run the bots (-1: one per core; 0: inline)
-    hand_pause: float = 3.0  # between a hand's end and the next hand's first prompt
+    hand_pause: float = 3.0  # after the next hand is dealt, before its first prompt (the deal)
+    ready_seconds: float = 20.0  # the gate between hands: longest wait for 继续 (ready)
     time_scale: float = 1.0  # multiplies claim_seconds / turn_seconds (tests shorten them)
     claim_pause_scale: float = 1.0  # multiplies the rooms' claim_pause_ms (tests: 0)
     away_grace: float = 10.0  # a disconnected player keeps the clock this long before 托管
@@ -55,6 +56,8 @@ class ServerConfig:
     sockets_per_token: int = 4  # connections of one seat token
     create_per_minute: float = 10.0  # rooms one client address may create (token bucket)
     create_burst: int = 20
+    signup_per_minute: float = 2.0  # accounts one client address may create (token bucket)
+    signup_burst: int = 5
     # -- capacity and lifetimes
     max_rooms: int = 2000  # live rooms in memory; creating one more answers 503
     finished_grace: float = 120.0  # a finished room stays in memory this long
@@ -63,7 +66,20 @@ class ServerConfig:
     room_info_delay: float = 0.05  # seat changes within this are sent as one room message
     # a client's seed deals a room with humans too: for tests only, never in production
     allow_fixed_seed: bool = False
+    session_days: float = 30.0  # an account session (cookie or bearer token) lasts this long
+    login_failures: int = 5  # failed log-ins per user name and client address per login_window
+    login_window: float = 900.0
     web_dir: str | None = None  # the browser client's static files (None: hzmj/web)
+    # many nodes (docs/scaling.md); without ``redis`` the server is one process on its own
+    redis: str | None = None  # redis://host:port/db shared by every node
+    node_url: str | None = None  # where the other nodes reach this node
+    node_id: str | None = None  # unique per node (None: made up at start-up)
+    lease_ttl: float = 5.0  # a room's lease; a dead owner's rooms move after this
+    forward_timeout: float = 10.0  # a command forwarded to a room's owner
+    public_url: str | None = None  # the address players use (share links, QR); None: the
+    # address each visitor used, forwarded headers included
+    lan_url: str | None = None  # set by `serve --host 0.0.0.0`: links for local visitors
+    hint_ms: int = 300  # a hint's time budget: the strongest bot that fits decides
 
     @property
     def db_url(self) -> str:

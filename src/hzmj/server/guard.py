@@ -19,6 +19,16 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 MAX_JSON_DEPTH = 32  # no message or body of ours nests deeper than a few levels
 
 
+class NotUnicode(ValueError):
+    """Standard JSON that holds a lone surrogate (``"\\ud800"``): well-formed, but no
+    text; a request answers 422 for it, as for any other invalid field.  ``path`` is
+    where (object keys and list indexes)."""
+
+    def __init__(self, message: str, path: tuple[str | int, ...] = ()) -> None:
+        super().__init__(message)
+        self.path = path
+
+
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
@@ -33,8 +43,8 @@ def _finite(text: str) -> float:
 def strict_json(text: str) -> Any:
     """Parse ``text`` as standard JSON; :class:`ValueError` with a short reason for
     what Python's parser lets through but JSON (or our storage) cannot carry: NaN and
-    Infinity, numbers that overflow to infinity, lone surrogates, and nesting deeper
-    than :data:`MAX_JSON_DEPTH`."""
+    Infinity, numbers that overflow to infinity, nesting deeper than
+    :data:`MAX_JSON_DEPTH`, and (:class:`NotUnicode`) lone surrogates."""
     try:
         data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite)
     except RecursionError:
@@ -47,21 +57,25 @@ def strict_json(text: str) -> Any:
 
 
 def _check_tree(data: Any) -> None:
-    stack: list[tuple[Any, int]] = [(data, 1)]
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(data, ())]
     while stack:
-        item, depth = stack.pop()
+        item, path = stack.pop()
         if isinstance(item, str):
             try:
                 item.encode("utf-8")
             except UnicodeEncodeError:
-                raise ValueError("malformed JSON: a string holds a lone surrogate") from None
+                raise NotUnicode("a string holds a lone surrogate (not Unicode text)",
+                                 path) from None
             continue
         if not isinstance(item, (dict, list)):
             continue
-        if depth > MAX_JSON_DEPTH:
+        if len(path) >= MAX_JSON_DEPTH:
             raise ValueError(f"malformed JSON: nested deeper than {MAX_JSON_DEPTH} levels")
-        children = [*item.keys(), *item.values()] if isinstance(item, dict) else item
-        stack.extend((child, depth + 1) for child in children)
+        if isinstance(item, dict):
+            stack.extend((key, path) for key in item)  # a bad key: its object is at fault
+            stack.extend((value, (*path, str(key))) for key, value in item.items())
+        else:
+            stack.extend((value, (*path, i)) for i, value in enumerate(item))
 
 
 class Bucket:
@@ -152,6 +166,11 @@ class RequestGuard:
             except UnicodeDecodeError:
                 await _answer(send, 400, "the body is not UTF-8")
                 return
+            except NotUnicode as exc:  # shaped like every other 422 (docs/protocol.md)
+                where = [_printable(p) for p in exc.path]
+                await _answer(send, 422, [{"loc": ["body", *where], "msg": str(exc),
+                                           "type": "unicode"}])
+                return
             except ValueError as exc:
                 await _answer(send, 400, str(exc))
                 return
@@ -167,7 +186,14 @@ class RequestGuard:
         await self.app(scope, replay, send)
 
 
-async def _answer(send: Send, status: int, detail: str) -> None:
+def _printable(part: str | int) -> str | int:
+    """A location that can be written back as JSON (a key may hold a lone surrogate)."""
+    if isinstance(part, int):
+        return part
+    return part.encode("utf-8", "backslashreplace").decode("utf-8")[:200]
+
+
+async def _answer(send: Send, status: int, detail: Any) -> None:
     payload = json.dumps({"detail": detail}).encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"),

@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
 
+from hzmj.server.account_protocol import ACCOUNT_MODELS, player_name
+
 Json = dict[str, Any]
 
 
@@ -49,6 +51,7 @@ def _int64(seed: int | None) -> int | None:
 
 
 Name = Annotated[str, AfterValidator(_text)]
+SeatName = Annotated[str, AfterValidator(lambda text: player_name(text, 40))]
 Seat = Annotated[int, Field(ge=0, le=3)]
 
 
@@ -87,6 +90,17 @@ class SeatInfo(_Model):
     auto: bool = Field(description="played by a bot now: 托管, left, or away")
     left: bool = Field(description="the player escaped (RULES §8.5)")
     owner: bool
+    ready: bool = Field(default=False, description="marked ready: in the waiting room, or "
+                                                   "at the gate between hands (bots: always)")
+
+
+class GateInfo(_Model):
+    """The pause between two hands: no clock runs until every seat is ready or the
+    countdown ends."""
+
+    hand_no: int = Field(description="the hand about to be dealt")
+    deadline_ms: int = Field(description="epoch ms when the next hand starts anyway")
+    ready: list[int] = Field(description="seats ready (bots and seats played by a bot at once)")
 
 
 class RoomInfo(_Model):
@@ -102,6 +116,8 @@ class RoomInfo(_Model):
         default=None, description="SHA-256 of the seed and salt, published at the start")
     seed: int | None = Field(default=None, description="revealed once the match is over")
     salt: str | None = Field(default=None, description="revealed once the match is over")
+    gate: GateInfo | None = Field(default=None, description="set between two hands")
+    spectators: int = Field(default=0, description="connected spectators")
 
 
 class RoomList(_Model):
@@ -109,7 +125,8 @@ class RoomList(_Model):
 
 
 class JoinRoom(_Request):
-    name: Name = Field(min_length=1, max_length=40)
+    name: SeatName = Field(min_length=1, max_length=40, description="a signed-in player "
+                           "sits under their display name instead")
     seat: Seat | None = None
 
 
@@ -162,8 +179,8 @@ class Hints(_Model):
     waits: list[TileLeft] = Field(description="with 13 tiles: the winning tiles")
     discards: list[DiscardHint] = Field(description="with 14 tiles: each legal discard, "
                                                     "the suggested one first")
-    suggestion: Json | None = Field(description="the efficiency bot's choice; null when "
-                                                "the seat has nothing to do")
+    suggestion: Json | None = Field(description="the strongest bot's choice within the hint "
+                                                "budget; null when the seat has nothing to do")
     candidates: list[HintCandidate] = Field(description="its top choices, best first")
 
 
@@ -181,9 +198,40 @@ class Replay(_Model):
     commitment: str | None = Field(description="published at the start (RoomInfo)")
 
 
+class Share(_Model):
+    url: str = Field(description="the room's link for friends (--public-url, else the "
+                                 "address the visitor used)")
+    qr_svg: str = Field(description="a QR code of url, as an SVG document")
+
+
+class ReviewDecision(_Model):
+    index: int = Field(description="the action's place in the record (replay step index + 1)")
+    hand_no: int
+    played: Json = Field(description="the action the seat took")
+    best: Json = Field(description="the reviewing bot's first choice")
+    agree: bool
+    loss: float | None = Field(description="the bot's value of best minus that of played "
+                                           "(0 when they agree; null: played not valued)")
+    top: list[HintCandidate] = Field(description="the bot's best choices, and the move played")
+
+
+class Review(_Model):
+    seat: int
+    bot: str
+    unit: str = Field(description="what the values measure")
+    hands: int
+    reviewed: int = Field(description="decisions with a choice")
+    agreement: float | None = Field(description="share of decisions where played = best")
+    loss_total: float
+    loss_per_hand: float
+    decisions: list[ReviewDecision]
+    costliest: list[ReviewDecision] = Field(description="the five largest losses")
+
+
 class ErrorBody(_Model):
-    detail: str
+    detail: str = Field(description="in English")
     option: str | None = Field(default=None, description="the room option at fault")
+    code: str | None = Field(default=None, description="a stable key a client may translate")
 
 
 # --------------------------------------------------------------------------------------
@@ -195,6 +243,8 @@ class SnapshotMsg(_Model):
     state_id: int
     seat: int | None = Field(description="your seat; null for a spectator")
     view: Json | None = Field(description="hzmj view(seat); null before the match starts")
+    history: list[Json] = Field(default_factory=list, description="the 战绩: every finished "
+                                "hand's hand_end event, with its win event as `win` (or null)")
 
 
 class EventMsg(_Model):
@@ -224,11 +274,27 @@ class RoomMsg(_Model):
 
 class ErrorMsg(_Model):
     type: Literal["error"] = "error"
-    reason: str
+    reason: str = Field(description="in English")
+    code: str | None = Field(default=None, description="a stable key a client may translate "
+                                                       "(docs/protocol.md lists them)")
+
+
+class ClockMsg(_Model):
+    type: Literal["clock"] = "clock"
+    seat: int | None = Field(description="the seat in turn; null in a claim window (who may "
+                                         "claim is not told, RULES §13)")
+    phase: Literal["turn", "claim"]
+    deadline_ms: int = Field(description="epoch ms when the clock acts")
+
+
+class PhraseMsg(_Model):
+    type: Literal["phrase"] = "phrase"
+    seat: int
+    phrase: int = Field(description="index into the client's list of quick phrases (快捷语)")
 
 
 ServerMessage = Annotated[
-    SnapshotMsg | EventMsg | PromptMsg | AckMsg | RoomMsg | ErrorMsg,
+    SnapshotMsg | EventMsg | PromptMsg | AckMsg | RoomMsg | ErrorMsg | ClockMsg | PhraseMsg,
     Field(discriminator="type"),
 ]
 
@@ -251,19 +317,32 @@ class AutoRequest(_Request):
     on: bool = Field(description="托管: let the bot play this seat")
 
 
-ClientMessage = Annotated[
-    ActionRequest | SnapshotRequest | AutoRequest, Field(discriminator="type")
-]
-client_message: TypeAdapter[ActionRequest | SnapshotRequest | AutoRequest] = TypeAdapter(
-    ClientMessage)
+class ReadyRequest(_Request):
+    type: Literal["ready"] = "ready"
+    on: bool = Field(default=True, description="ready (继续 / 准备) or not (waiting room only)")
+
+
+PHRASES = 8  # quick phrases (快捷语) the client knows
+
+
+class PhraseRequest(_Request):
+    type: Literal["phrase"] = "phrase"
+    phrase: int = Field(ge=0, lt=PHRASES, description="index of a quick phrase (快捷语)")
+
+
+AnyClientMessage = (ActionRequest | SnapshotRequest | AutoRequest | ReadyRequest
+                    | PhraseRequest)
+ClientMessage = Annotated[AnyClientMessage, Field(discriminator="type")]
+client_message: TypeAdapter[AnyClientMessage] = TypeAdapter(ClientMessage)
 
 
 def protocol_schema() -> Json:
     """JSON Schema of every message (``docs/protocol.schema.json``)."""
-    http: dict[str, type[BaseModel]] = {
-        m.__name__: m for m in (Health, CreateRoom, RoomCreated, RoomInfo, RoomList, JoinRoom,
-                                Joined, AddBot, BotAdded, Started, Left, Hints, Replay,
-                                ErrorBody)}
+    models: tuple[type[BaseModel], ...] = (
+        Health, CreateRoom, RoomCreated, RoomInfo, RoomList, JoinRoom, Joined, AddBot, BotAdded,
+        Started, Left, Hints, Replay, Review, Share, ErrorBody, *ACCOUNT_MODELS)
+    http = {m.__name__: m for m in models}
+
     defs: dict[str, Any] = {}
     for name, model in http.items():
         schema = model.model_json_schema(ref_template="#/$defs/{model}")

@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from hzmj.bots.base import Bot
-from hzmj.events import Action, Escape, IllegalActionError, action_from_json
+from hzmj.events import Action, Escape, Event, IllegalActionError, action_from_json
 from hzmj.game import Match
 from hzmj.record import fair_record, seed_commitment
 from hzmj.rules import Rules
@@ -37,30 +37,53 @@ from hzmj.server.config import ServerConfig
 from hzmj.server.protocol import (
     AckMsg,
     ActionRequest,
+    AnyClientMessage,
     AutoRequest,
+    ClockMsg,
     ErrorMsg,
     EventMsg,
+    GateInfo,
+    PhraseMsg,
+    PhraseRequest,
     PromptMsg,
+    ReadyRequest,
     RoomInfo,
     RoomMsg,
     SeatInfo,
     SnapshotMsg,
     SnapshotRequest,
 )
-from hzmj.server.storage import Store, StoredRoom, StoredSeat, hash_token
+from hzmj.server.storage import (
+    StaleOwnerError,
+    Store,
+    StoredRoom,
+    StoredSeat,
+    hash_token,
+)
 
 log = logging.getLogger("hzmj.server")
 T = TypeVar("T")
 
 SEND_QUEUE_LIMIT = 5000  # messages waiting for a slow client before it is dropped
+MOVING = "the room is stopping here (server restart or move); try again"
 
 
 class RoomError(Exception):
-    """A command a room refuses; ``status`` is the HTTP status to answer with."""
+    """A command a room refuses; ``status`` is the HTTP status to answer with, ``code`` a
+    stable key the browser translates (docs/protocol.md)."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, code: str = "refused") -> None:
         super().__init__(message)
         self.status = status
+        self.code = code
+
+
+class Refused(IllegalActionError):
+    """A client message the room refuses, with a stable ``code`` for translation."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class Connection:
@@ -81,8 +104,8 @@ class Connection:
         self.outbox.put_nowait(message if isinstance(message, str)
                                else message.model_dump_json())
 
-    def error(self, reason: str) -> None:
-        self.send(ErrorMsg(reason=reason))
+    def error(self, reason: str, code: str | None = None) -> None:
+        self.send(ErrorMsg(reason=reason, code=code))
 
     def close(self, code: int, reason: str) -> None:
         """Ask the sender to close the socket after what is queued."""
@@ -101,6 +124,7 @@ class Seat:
     auto: bool = False  # 托管: asked for, or after consecutive clock expiries
     expiries: int = 0
     away_since: float | None = None  # monotonic time; None while a client is connected
+    ready: bool = False  # marked ready in the waiting room
     connections: list[Connection] = field(default_factory=list)
 
     @property
@@ -110,6 +134,18 @@ class Seat:
     def stored(self) -> StoredSeat:
         assert self.name is not None
         return StoredSeat(self.index, self.name, self.token_hash, self.bot, self.left)
+
+
+@dataclass
+class Gate:
+    """The pause between two hands (the issue's 准备 gate): the next hand is dealt in the
+    engine but its events are held back and no clock runs until every seat is ready or
+    ``deadline`` passes."""
+
+    hand_no: int  # the hand about to start
+    deadline: float  # monotonic
+    seq: int  # the log index of its hand_start: events from there wait for the gate
+    ready: set[int] = field(default_factory=set)
 
 
 @dataclass
@@ -150,6 +186,8 @@ class Room:
         self.demands: dict[int, Demand] = {}
         self.demands_state = -1  # the state_id self.demands were computed for
         self.pause_until = 0.0
+        self.gate: Gate | None = None
+        self.gate_lifted = -1  # the log index of the hand_start whose gate has lifted
         self.bots: dict[int, Bot] = {}
         self.thinking: dict[int, asyncio.Task[None]] = {}
         self.published = 0  # events of the match log sent so far
@@ -162,17 +200,35 @@ class Room:
         self._inbox: asyncio.Queue[tuple[Callable[[], Awaitable[Any]],
                                          asyncio.Future[Any] | None]] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
+        self.on_change: Callable[[Room], None] | None = None  # told when info() changes
 
     # ------------------------------------------------------------------ the actor
 
     def start_actor(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"room-{self.id}")
 
-    async def stop_actor(self) -> None:
-        tasks = [t for t in (self._task, *self.thinking.values()) if t is not None]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+    async def stop_actor(self, grace: float = 5.0) -> None:
+        """Stop the actor between two jobs or actions (after ``grace`` seconds: wherever it
+        is), and the bots thinking for it; commands still queued fail with 503."""
+        for thought in self.thinking.values():
+            thought.cancel()
+        await asyncio.gather(*self.thinking.values(), return_exceptions=True)
+        self.thinking.clear()
+        task = self._task
+        if task is None:
+            return
+        if not task.done():
+            async def halt() -> None:
+                raise asyncio.CancelledError
+            self.post(halt)
+            finished, _ = await asyncio.wait({task}, timeout=grace)
+            if not finished:
+                task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        while not self._inbox.empty():
+            _, done = self._inbox.get_nowait()
+            if done is not None and not done.done():
+                done.set_exception(RoomError(503, MOVING))
 
     def close_connections(self, code: int, reason: str) -> None:
         for _, conns in self.all_connections():
@@ -206,6 +262,10 @@ class Room:
                 continue
             try:
                 result = await job()
+            except asyncio.CancelledError:
+                if done is not None and not done.done():
+                    done.set_exception(RoomError(503, MOVING))
+                raise
             except Exception as exc:
                 if done is None:
                     log.exception("room %s: job failed", self.id)
@@ -245,15 +305,31 @@ class Room:
                                         self.config.time_scale, now + pause)
             if not self._controlled_by_bot(seat, now):
                 self._prompt(seat)
+        self._broadcast_clock()
+
+    def _broadcast_clock(self) -> None:
+        """The timer of the seat in turn, for everyone (presence).  A claim window's clock
+        is never broadcast: its very sending would show that a window opened, which
+        depends on other seats' concealed tiles (RULES §13); claimers see it in their
+        prompt."""
+        m = self.match
+        if m is None or m.phase != "turn" or not self.demands:
+            return
+        deadline = max(d.deadline for d in self.demands.values())
+        seat = m.turn if m.phase == "turn" else None
+        text = ClockMsg(seat=seat, phase=m.phase,  # type: ignore[arg-type]
+                        deadline_ms=_epoch_ms(deadline)).model_dump_json()
+        for _, conns in self.all_connections():
+            for conn in conns:
+                conn.send(text)
 
     def _prompt(self, seat: int) -> None:
         demand = self.demands.get(seat)
         if demand is None or self.match is None or not self.seats[seat].connections:
             return
-        deadline_ms = int((time.time() + demand.deadline - time.monotonic()) * 1000)
         msg = PromptMsg(state_id=demand.state_id, phase=demand.phase,  # type: ignore[arg-type]
                         actions=[a.to_json() for a in self.match.legal_actions(seat)],
-                        deadline_ms=deadline_ms).model_dump_json()
+                        deadline_ms=_epoch_ms(demand.deadline)).model_dump_json()
         for conn in self.seats[seat].connections:
             conn.send(msg)
 
@@ -277,6 +353,14 @@ class Room:
                 times.append(self.hold_until)  # then waiting snapshots are sent
         if m.over:
             return None
+        if self.gate is not None:
+            if self._all_ready(now):
+                return 0.0
+            # a player whose away grace ends first counts as ready then (托管)
+            times = [self.gate.deadline] + [
+                s.away_since + self.config.away_grace for s in self.seats
+                if s.away_since is not None and s.away_since + self.config.away_grace > now]
+            return max(0.0, min(times) - now)
         if now < self.pause_until:
             times.append(self.pause_until)
         elif self.demands_state != m.state_id:
@@ -303,6 +387,10 @@ class Room:
         if m.over or (self.hold_step is not None and m.phase != "claim"):
             return  # the next seat is not asked before the discard's outcome is shown
         now = time.monotonic()
+        if self.gate is not None:
+            if now >= self.gate.deadline or self._all_ready(now):
+                self._lift_gate(now)
+            return
         if now < self.pause_until:
             return
         self._refresh_demands(now)
@@ -356,21 +444,68 @@ class Room:
             self._broadcast_room()
         await self._apply(action)
 
+    # ------------------------------------------------------------------ the gate between hands
+
+    def _all_ready(self, now: float) -> bool:
+        gate = self.gate
+        assert gate is not None
+        return all(i in gate.ready or self._controlled_by_bot(i, now)
+                   for i in range(len(self.seats)))
+
+    def _open_gate(self, seq: int, now: float) -> None:
+        """The next hand's ``hand_start`` (log index ``seq``) is reached: hold it and
+        everything after it back, and start no clock, until the gate lifts."""
+        m = self.match
+        assert m is not None
+        self.gate = Gate(int(m.log[seq].data["hand_no"]), now + self.config.ready_seconds, seq)
+        self.demands, self.demands_state = {}, -1
+        self._broadcast_room()
+
+    def _lift_gate(self, now: float) -> None:
+        gate = self.gate
+        assert gate is not None
+        self.gate = None
+        self.gate_lifted = gate.seq
+        # the clocks start after the deal has been shown (RULES §8.7 counts from the prompt)
+        self.pause_until = now + self.config.hand_pause
+        self._publish()
+        self._broadcast_room()
+
+    def _set_ready(self, conn: Connection, on: bool) -> None:
+        seat = conn.seat
+        if seat is None:
+            raise Refused("spectator", "spectators have no seat to mark ready")
+        if self.match is None:
+            self.seats[seat].ready = on
+        elif self.gate is None:
+            raise Refused("no_gate", "nothing to be ready for: the hand is being played")
+        elif on:
+            self.gate.ready.add(seat)
+        self._broadcast_room()
+
+    def _phrase(self, conn: Connection, msg: PhraseRequest) -> None:
+        if conn.seat is None:
+            raise Refused("spectator", "only players send quick phrases")
+        text = PhraseMsg(seat=conn.seat, phrase=msg.phrase).model_dump_json()
+        for _, conns in self.all_connections():
+            for c in conns:
+                c.send(text)
+
     # ------------------------------------------------------------------ applying actions
 
     def _check_legal(self, action: Action) -> None:
         m = self.match
         assert m is not None
         if m.over:
-            raise IllegalActionError("the match is over")
+            raise Refused("over", "the match is over")
         if isinstance(action, Escape):
             if m.is_auto(action.seat):
-                raise IllegalActionError(f"seat {action.seat} has already left")
+                raise Refused("left", f"seat {action.seat} has already left")
             return
         if action.seat not in m.to_move():
-            raise IllegalActionError("it is not your turn to act")
+            raise Refused("not_your_turn", "it is not your turn to act")
         if action not in m.legal_actions(action.seat):
-            raise IllegalActionError(f"{action.type} is not one of your legal actions now")
+            raise Refused("not_legal", f"{action.type} is not one of your legal actions now")
 
     async def _apply(self, action: Action) -> None:
         """Persist, apply and publish one legal action."""
@@ -412,14 +547,23 @@ class Room:
             if start == stop:
                 break
             for i in range(start, stop):
-                if m.log[i].type == "discard":
+                kind = m.log[i].type
+                if kind == "hand_start" and i != self.gate_lifted:
+                    stop = i  # the next hand waits for the gate between hands
+                    if self.gate is None:
+                        self._open_gate(i, now)
+                    break
+                if kind == "discard":
                     stop = i + 1
                     self.hold_step = m.event_steps[i]
                     self.hold_until = now + (m.rules.claim_pause_ms / 1000
                                              * self.config.claim_pause_scale)
                     break
-            self.published = stop
-            self._broadcast_events(start, stop)
+            if stop > start:
+                self.published = stop
+                self._broadcast_events(start, stop)
+            if self.gate is not None:
+                break
         if not self._held(now):
             for _, conns in self.all_connections():
                 for conn in conns:
@@ -463,6 +607,8 @@ class Room:
 
     def _broadcast_room(self) -> None:
         self.room_due = None
+        if self.on_change is not None:
+            self.on_change(self)
         text = RoomMsg(room=self.info()).model_dump_json()
         for _, conns in self.all_connections():
             for conn in conns:
@@ -489,6 +635,7 @@ class Room:
     def info(self) -> RoomInfo:
         now = time.monotonic()
         over = self.status == "over"
+        gate = self.gate
         return RoomInfo(
             room_id=self.id, name=self.name, status=self.status,  # type: ignore[arg-type]
             rules=self.rules.to_dict(),
@@ -496,12 +643,20 @@ class Room:
                             connected=bool(s.connections),
                             auto=self.match is not None and not self.match.over
                             and self._controlled_by_bot(s.index, now) and s.bot is None,
-                            left=s.left, owner=s.index == self.owner) for s in self.seats],
+                            left=s.left, owner=s.index == self.owner,
+                            ready=s.bot is not None or (s.ready if gate is None
+                                                        else s.index in gate.ready))
+                   for s in self.seats],
             free_seats=[s.index for s in self.seats if not s.taken],
             state_id=self.shown_step if self.match else None,
             hand_no=self.shown_hand if self.match else None,
             commitment=seed_commitment(self.seed, self.salt) if self.match else None,
-            seed=self.seed if over else None, salt=self.salt if over else None)
+            seed=self.seed if over else None, salt=self.salt if over else None,
+            gate=None if gate is None else GateInfo(
+                hand_no=gate.hand_no, deadline_ms=_epoch_ms(gate.deadline),
+                ready=sorted(i for i in range(len(self.seats))
+                             if i in gate.ready or self._controlled_by_bot(i, now))),
+            spectators=len(self.spectators))
 
     def seat_of_token(self, token: str) -> int | None:
         digest = hash_token(token)
@@ -514,9 +669,11 @@ class Room:
     def _owner_seat(self, token: str | None) -> int:
         seat = self.seat_of_token(token) if token else None
         if seat is None:
-            raise RoomError(401, "a valid seat token is needed (Authorization: Bearer TOKEN)")
+            raise RoomError(401, "a valid seat token is needed (Authorization: Bearer TOKEN)",
+                            "token_needed")
         if seat != self.owner:
-            raise RoomError(403, "only the room's owner (the first seat taken) may do this")
+            raise RoomError(403, "only the room's owner (the first seat taken) may do this",
+                            "owner_only")
         return seat
 
     # ------------------------------------------------------------------ HTTP commands
@@ -524,16 +681,17 @@ class Room:
 
     async def join(self, name: str, seat: int | None) -> tuple[int, str]:
         if self.match is not None:
-            raise RoomError(409, "the match has started")
+            raise RoomError(409, "the match has started", "started")
         free = [s.index for s in self.seats if not s.taken]
         if seat is None:
             if not free:
-                raise RoomError(409, "the room is full")
+                raise RoomError(409, "the room is full", "full")
             seat = free[0]
         elif not 0 <= seat < len(self.seats):
-            raise RoomError(422, f"no seat {seat} at a {len(self.seats)}-player table")
+            raise RoomError(422, f"no seat {seat} at a {len(self.seats)}-player table",
+                            "no_seat")
         elif seat not in free:
-            raise RoomError(409, f"seat {seat} is taken")
+            raise RoomError(409, f"seat {seat} is taken", "seat_taken")
         token = secrets.token_urlsafe(32)
         s = self.seats[seat]
         s.name, s.token_hash, s.bot, s.away_since = name, hash_token(token), None, None
@@ -548,12 +706,13 @@ class Room:
     async def add_bot(self, token: str | None, seat: int, bot: str) -> None:
         self._owner_seat(token)
         if self.match is not None:
-            raise RoomError(409, "the match has started")
+            raise RoomError(409, "the match has started", "started")
         if not 0 <= seat < len(self.seats):
-            raise RoomError(422, f"no seat {seat} at a {len(self.seats)}-player table")
+            raise RoomError(422, f"no seat {seat} at a {len(self.seats)}-player table",
+                            "no_seat")
         s = self.seats[seat]
         if s.taken and s.bot is None and seat != self.owner:
-            raise RoomError(409, f"seat {seat} is taken by a player")
+            raise RoomError(409, f"seat {seat} is taken by a player", "seat_taken")
         self.bots[seat] = get_bot(bot, self.seed + seat)  # UnknownBotError → 422
         # the owner may hand their own seat to a bot and keep their token to run the room
         s.name, s.bot = f"{bot} bot", bot
@@ -562,13 +721,35 @@ class Room:
         await self.store.save_seat(self.id, s.stored())
         self._broadcast_room()
 
+    async def remove_seat(self, token: str | None, seat: int) -> None:
+        """The owner frees a bot's or another player's seat before the start."""
+        owner = self._owner_seat(token)
+        if self.match is not None:
+            raise RoomError(409, "the match has started", "started")
+        if not 0 <= seat < len(self.seats):
+            raise RoomError(422, f"no seat {seat} at a {len(self.seats)}-player table",
+                            "no_seat")
+        if seat == owner:
+            raise RoomError(409, "the owner leaves with POST /leave, not by removing "
+                            "their own seat", "own_seat")
+        s = self.seats[seat]
+        if not s.taken:
+            raise RoomError(409, f"seat {seat} is already free", "seat_free")
+        for conn in s.connections:
+            conn.close(4403, "the owner removed you from this seat")
+        self.seats[seat] = Seat(seat)
+        self.bots.pop(seat, None)
+        await self.store.delete_seat(self.id, seat)
+        self._broadcast_room()
+
     async def start(self, token: str | None) -> int:
         self._owner_seat(token)
         if self.match is not None:
-            raise RoomError(409, "the match has already started")
+            raise RoomError(409, "the match has already started", "started")
         missing = [s.index for s in self.seats if not s.taken]
         if missing:
-            raise RoomError(409, f"every seat must be filled first (free: {missing})")
+            raise RoomError(409, f"every seat must be filled first (free: {missing})",
+                            "seats_free")
         humans = any(s.bot is None for s in self.seats)
         if not self.seed_fixed or (humans and not self.config.allow_fixed_seed):
             self.seed = secrets.randbits(62)  # no client decides a deal a human plays
@@ -592,7 +773,8 @@ class Room:
         """Free the seat before the start; escape (RULES §8.5) during the match."""
         seat = self.seat_of_token(token) if token else None
         if seat is None:
-            raise RoomError(401, "a valid seat token is needed (Authorization: Bearer TOKEN)")
+            raise RoomError(401, "a valid seat token is needed (Authorization: Bearer TOKEN)",
+                            "token_needed")
         s = self.seats[seat]
         m = self.match
         if m is None:
@@ -607,9 +789,9 @@ class Room:
             self._broadcast_room()
             return False
         if m.over:
-            raise RoomError(409, "the match is over")
+            raise RoomError(409, "the match is over", "over")
         if s.left:
-            raise RoomError(409, "you have already left")
+            raise RoomError(409, "you have already left", "left")
         self._not_held()
         await self._apply(Escape(seat))
         s.left = True
@@ -622,11 +804,12 @@ class Room:
         """The token's seat and its view now (for hints); only a seat's own (RULES §13)."""
         mine = self.seat_of_token(token) if token else None
         if mine is None:
-            raise RoomError(401, "a valid seat token is needed (Authorization: Bearer TOKEN)")
+            raise RoomError(401, "a valid seat token is needed (Authorization: Bearer TOKEN)",
+                            "token_needed")
         if seat is not None and seat != mine:
-            raise RoomError(403, "hints are only for your own seat")
+            raise RoomError(403, "hints are only for your own seat", "own_seat_only")
         if self.match is None or self.match.over:
-            raise RoomError(409, "the match is not running")
+            raise RoomError(409, "the match is not running", "not_running")
         self._not_held()
         return mine, self.match.view(mine)
 
@@ -635,7 +818,15 @@ class Room:
         if self.match is not None:
             self._publish()
         if self._held(time.monotonic()):
-            raise RoomError(425, "a discard is being settled; try again in a moment")
+            raise RoomError(425, "a discard is being settled; try again in a moment",
+                            "settling")
+
+    async def rename_seat(self, seat: int, name: str) -> None:
+        """A taken seat shows a new name (its account was deleted: "deleted player")."""
+        s = self.seats[seat]
+        if s.taken and s.bot is None:
+            s.name = name
+            self._broadcast_room()
 
     # ------------------------------------------------------------------ WebSocket clients
 
@@ -652,7 +843,7 @@ class Room:
                         f"(limit {self.config.sockets_per_token})")
             s.connections.append(conn)
             s.away_since = None
-            self._room_changed()  # spectators are not in the room message
+        self._room_changed()  # coalesced: a crowd of spectators costs one message each
         self.active_at = time.monotonic()
         conn.send(RoomMsg(room=self.info()))
         self._send_snapshot(conn)
@@ -663,6 +854,7 @@ class Room:
         if conn.seat is None:
             if conn in self.spectators:
                 self.spectators.remove(conn)
+                self._room_changed()
             return
         s = self.seats[conn.seat]
         if conn in s.connections:
@@ -678,36 +870,39 @@ class Room:
         conn.snapshot_due = False
         m = self.match
         conn.send(SnapshotMsg(state_id=m.step if m else 0, seat=conn.seat,
-                              view=m.view(conn.seat) if m else None))
+                              view=m.view(conn.seat) if m else None,
+                              history=_history(m.log[:self.published], conn.seat)
+                              if m else []))
         seat = conn.seat
         now = time.monotonic()
-        if (m is not None and seat is not None and seat in self.demands
+        if (m is not None and seat is not None and seat in self.demands and self.gate is None
                 and self.demands_state == m.state_id and now >= self.pause_until
                 and not self._controlled_by_bot(seat, now)):
             demand = self.demands[seat]
-            deadline_ms = int((time.time() + demand.deadline - time.monotonic()) * 1000)
             conn.send(PromptMsg(state_id=demand.state_id, phase=demand.phase,  # type: ignore[arg-type]
                                 actions=[a.to_json() for a in m.legal_actions(seat)],
-                                deadline_ms=deadline_ms))
+                                deadline_ms=_epoch_ms(demand.deadline)))
 
-    async def on_message(self, conn: Connection,
-                         msg: ActionRequest | SnapshotRequest | AutoRequest) -> None:
+    async def on_message(self, conn: Connection, msg: AnyClientMessage) -> None:
         if conn.closed:
             return
-        if isinstance(msg, SnapshotRequest):
-            self._send_snapshot(conn)
-        elif isinstance(msg, AutoRequest):
-            self._set_auto(conn, msg.on)
-        else:
-            try:
+        try:
+            if isinstance(msg, SnapshotRequest):
+                self._send_snapshot(conn)
+            elif isinstance(msg, AutoRequest):
+                self._set_auto(conn, msg.on)
+            elif isinstance(msg, ReadyRequest):
+                self._set_ready(conn, msg.on)
+            elif isinstance(msg, PhraseRequest):
+                self._phrase(conn, msg)
+            else:
                 await self._client_action(conn, msg)
-            except IllegalActionError as exc:
-                conn.error(str(exc))
+        except IllegalActionError as exc:
+            conn.error(str(exc), getattr(exc, "code", "illegal"))
 
     def _set_auto(self, conn: Connection, on: bool) -> None:
         if conn.seat is None:
-            conn.error("spectators have no seat to hand to a bot")
-            return
+            raise Refused("spectator", "spectators have no seat to hand to a bot")
         s = self.seats[conn.seat]
         s.auto, s.expiries = on, 0
         self._broadcast_room()
@@ -718,26 +913,31 @@ class Room:
         seat = conn.seat
         m = self.match
         if seat is None:
-            raise IllegalActionError("spectators cannot act")
+            raise Refused("spectator", "spectators cannot act")
         if m is None:
-            raise IllegalActionError("the match has not started")
+            raise Refused("not_started", "the match has not started")
         if m.over:
-            raise IllegalActionError("the match is over")
+            raise Refused("over", "the match is over")
         if self.seats[seat].left or m.is_auto(seat):
-            raise IllegalActionError("you have left this match; a bot plays your seat")
+            raise Refused("left", "you have left this match; a bot plays your seat")
+        if self.gate is not None:
+            left = max(0, round(self.gate.deadline - time.monotonic()))
+            raise Refused("between_hands", f"hand {self.gate.hand_no} has not started: press "
+                          f"ready (继续), or it starts by itself in {left} s")
         if time.monotonic() < self.pause_until:
-            raise IllegalActionError("the next hand has not started yet")
+            raise Refused("dealing", "the next hand is being dealt; your clock starts in a "
+                          "moment")
         if msg.state_id != self.shown_step:
-            raise IllegalActionError(f"stale state_id {msg.state_id}: the match is at "
-                                     f"state {self.shown_step}")
+            raise Refused("stale", f"stale state_id {msg.state_id}: the match is at "
+                          f"state {self.shown_step}")
         data = dict(msg.action)
         if data.setdefault("seat", seat) != seat:
-            raise IllegalActionError(f"seat mismatch: your token plays seat {seat}")
+            raise Refused("seat_mismatch", f"seat mismatch: your token plays seat {seat}")
         action = action_from_json(data)
         if isinstance(action, Escape):
-            raise IllegalActionError("to leave, POST /api/rooms/{room_id}/leave")
+            raise Refused("escape_by_http", "to leave, POST /api/rooms/{room_id}/leave")
         if self.hold_step is not None and m.phase != "claim":
-            raise IllegalActionError("it is not your turn to act")  # as in any window
+            raise Refused("not_your_turn", "it is not your turn to act")  # as in any window
         self._check_legal(action)
         s = self.seats[seat]
         s.expiries = 0
@@ -788,34 +988,59 @@ class Lobby:
         self._sweeper: asyncio.Task[None] | None = None
 
     async def restore(self) -> None:
-        """Rebuild every unfinished room from the database and start its actor.  A room
-        that cannot be rebuilt is quarantined (marked ``broken``, logged, skipped) and an
-        open room older than ``open_idle`` expires: neither stops the server."""
-        now = time.time()
+        """Rebuild every unfinished room from the database and start its actor (see
+        :meth:`adopt`: a room that cannot be rebuilt never stops the server)."""
         for stored in await self.store.load_rooms():
-            if stored.status == "open" and stored.created_at + self.config.open_idle < now:
-                await self.store.update_room(stored.id, status="expired")
-                continue
-            try:
-                room = Room.restore(stored, self.store, self.config, self.thinker)
-            except Exception:
-                log.exception("room %s cannot be rebuilt; quarantined", stored.id)
-                await self.store.update_room(stored.id, status="broken")
-                self.quarantined.append(stored.id)
-                continue
-            self.rooms[room.id] = room
-            room.start_actor()
-            if room.match is not None and room.match.over:  # killed before it was marked
-                await self.store.finish(room.id, room.record())
+            await self.adopt(stored)
         log.info("restored %d rooms (%d quarantined)", len(self.rooms), len(self.quarantined))
+        self.start_services()
+
+    def start_services(self) -> None:
+        """Start the bot workers' supervisor and the room sweeper."""
         self.thinker.start()
         self._sweeper = asyncio.create_task(self._sweep(), name="hzmj-room-sweeper")
+
+    async def adopt(self, stored: StoredRoom) -> Room | None:
+        """Rebuild one stored room by replay and start its actor.  None when it is not
+        live: an open room idle for longer than ``open_idle`` expires (marked
+        ``expired``); a room that cannot be rebuilt is quarantined (marked ``broken``,
+        logged, counted in health).  Neither stops the server."""
+        if stored.status not in ("open", "running"):
+            return None  # over, expired or quarantined: nothing to run
+        if stored.status == "open" and stored.created_at + self.config.open_idle < time.time():
+            await self.store.update_room(stored.id, status="expired")
+            return None
+        try:
+            room = Room.restore(stored, self.store, self.config, self.thinker)
+        except Exception:
+            log.exception("room %s cannot be rebuilt; quarantined", stored.id)
+            await self.store.update_room(stored.id, status="broken")
+            self.quarantined.append(stored.id)
+            return None
+        self.rooms[room.id] = room
+        room.start_actor()
+        if room.match is not None and room.match.over:  # killed before it was marked
+            await self.store.finish(room.id, room.record())
+        return room
+
+    async def infos(self) -> list[RoomInfo]:
+        """Every room this lobby can list (here: the ones in this process)."""
+        return [r.info() for r in self.rooms.values()]
+
+    async def drop(self, room_id: str, code: int, reason: str) -> None:
+        """Stop running a room here (it moves to another node): close its connections
+        with ``code``, stop its actor and forget it; its stored state is untouched."""
+        room = self.rooms.pop(room_id, None)
+        if room is None:
+            return
+        room.close_connections(code, reason)
+        await room.stop_actor()
 
     async def create(self, rules: Rules, name: str, seed: int | None) -> Room:
         """A new open room; :class:`RoomError` 503 when ``max_rooms`` rooms are live."""
         if len(self.rooms) >= self.config.max_rooms:
             raise RoomError(503, f"the server is full ({self.config.max_rooms} live rooms); "
-                                 "try again later")
+                                 "try again later", "full_server")
         room_id = secrets.token_urlsafe(6)
         salt = secrets.token_hex(16)
         fixed = seed is not None
@@ -831,7 +1056,7 @@ class Lobby:
     def get(self, room_id: str) -> Room:
         room = self.rooms.get(room_id)
         if room is None:
-            raise RoomError(404, f"no room {room_id!r}")
+            raise RoomError(404, f"no room {room_id!r}", "no_room")
         return room
 
     async def _sweep(self) -> None:
@@ -843,19 +1068,31 @@ class Lobby:
                 log.exception("sweeping rooms failed")
 
     async def sweep(self) -> None:
-        """Evict finished rooms after their grace and expire idle open rooms."""
+        """Evict finished rooms after their grace and expire idle open rooms (their
+        stored state stays: records, replays).  A room is let go through :meth:`forget`,
+        which in a cluster also frees its lease."""
         now = time.monotonic()
         for room in list(self.rooms.values()):
             if room.over_at is not None and now >= room.over_at + self.config.finished_grace:
-                room.close_connections(1001, "the match is over; its replay stays available")
+                reason = "the match is over; its replay stays available"
             elif (room.match is None and room.connection_count == 0
                   and now >= room.active_at + self.config.open_idle):
-                await self.store.update_room(room.id, status="expired")
-                room.close_connections(1001, "the room expired")
+                try:
+                    await self.store.update_room(room.id, status="expired")
+                except StaleOwnerError:
+                    continue  # another node owns it now and drops it here
+                reason = "the room expired"
             else:
                 continue
+            if self.rooms.get(room.id) is not room:
+                continue  # given up meanwhile (moved to another node)
             del self.rooms[room.id]
+            room.close_connections(1001, reason)
             await room.stop_actor()
+            await self.forget(room.id)
+
+    async def forget(self, room_id: str) -> None:
+        """A room left this server for good (evicted or expired); nothing to do alone."""
 
     async def close(self) -> None:
         if self._sweeper is not None:
@@ -865,3 +1102,23 @@ class Lobby:
             room.close_connections(1012, "server restarting")
         await asyncio.gather(*(r.stop_actor() for r in self.rooms.values()))
         self.thinker.close()
+
+
+def _history(log: Iterable[Event], seat: int | None) -> list[dict[str, Any]]:
+    """Every finished hand's ``hand_end`` in ``log`` (the events published so far), as
+    ``seat`` sees it (hands are open at the end, RULES §13), with its ``win`` attached."""
+    out: list[dict[str, Any]] = []
+    win: dict[str, Any] | None = None
+    for e in log:
+        if e.type == "hand_start":
+            win = None
+        elif e.type == "win":
+            win = e.for_seat(seat)
+        elif e.type == "hand_end":
+            out.append({**e.for_seat(seat), "win": win})
+    return out
+
+
+def _epoch_ms(deadline: float) -> int:
+    """A monotonic deadline as epoch milliseconds, for clients."""
+    return int((time.time() + deadline - time.monotonic()) * 1000)

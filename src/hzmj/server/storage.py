@@ -4,6 +4,12 @@ The schema is created and upgraded by the Alembic migrations in ``migrations/``,
 at start-up (:func:`open_store`).  Actions are appended through one group-commit writer
 so that a hundred busy tables cost one transaction per batch, not one per action; a room
 awaits its write before the action is applied and its events are sent.
+
+Fencing (many nodes, ``docs/scaling.md``): a node that takes a room bumps its ``epoch``
+(:meth:`Store.take_room`) and from then on every write it makes for the room checks, in
+the same transaction and under a row lock, that the epoch is still its own; a stale owner
+that wakes up after another node took the room gets :class:`StaleOwnerError` and writes
+nothing.  A single server never takes rooms, so it pays nothing for this.
 """
 
 from __future__ import annotations
@@ -11,7 +17,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 import time
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,13 +36,17 @@ from sqlalchemy import (
     event,
     insert,
     select,
+    text,
     update,
 )
 from sqlalchemy.engine import Connection
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+RELEASED = -1  # the fence of a room this process gave up or lost: no epoch matches it
+log = logging.getLogger("hzmj.server")
+FinishHook = Callable[[str, dict[str, Any]], Awaitable[None]]
 
 
 def hash_token(token: str) -> str:
@@ -60,6 +72,7 @@ class RoomRow(Base):
     owner_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
     created_at: Mapped[float] = mapped_column(Float)
     record: Mapped[str | None] = mapped_column(Text, nullable=True)  # once over
+    epoch: Mapped[int] = mapped_column(BigInteger, default=0)  # fencing token (0003)
 
 
 class SeatRow(Base):
@@ -111,6 +124,14 @@ class StoredRoom:
     record: dict[str, Any] | None = None
 
 
+class StaleOwnerError(RuntimeError):
+    """Another node has taken the room since this process did: the write was refused."""
+
+    def __init__(self, room_id: str) -> None:
+        super().__init__(f"room {room_id} is owned by another node now")
+        self.room_id = room_id
+
+
 _Pending = tuple[dict[str, Any], "asyncio.Future[None]"]
 
 
@@ -121,6 +142,10 @@ class Store:
         self.engine = engine
         self._queue: asyncio.Queue[_Pending] = asyncio.Queue()
         self._writer: asyncio.Task[None] | None = None
+        self.fences: dict[str, int] = {}  # room id -> the epoch this process took it at
+        self.on_stale: Callable[[str], None] | None = None  # told of each room lost
+        # called with (room id, record) once a match is over and stored (history, ratings)
+        self.finish_hooks: list[FinishHook] = []
 
     async def start(self) -> None:
         await migrate(self.engine)
@@ -143,10 +168,12 @@ class Store:
 
     async def update_room(self, room_id: str, **values: Any) -> None:
         async with self.engine.begin() as conn:
+            await self._check_fence(conn, room_id, exclusive=True)
             await conn.execute(update(RoomRow).where(RoomRow.id == room_id).values(**values))
 
     async def save_seat(self, room_id: str, seat: StoredSeat) -> None:
         async with self.engine.begin() as conn:
+            await self._check_fence(conn, room_id)
             await conn.execute(delete(SeatRow).where(SeatRow.room_id == room_id,
                                                      SeatRow.seat == seat.seat))
             await conn.execute(insert(SeatRow).values(
@@ -155,11 +182,61 @@ class Store:
 
     async def delete_seat(self, room_id: str, seat: int) -> None:
         async with self.engine.begin() as conn:
+            await self._check_fence(conn, room_id)
             await conn.execute(delete(SeatRow).where(SeatRow.room_id == room_id,
                                                      SeatRow.seat == seat))
 
     async def finish(self, room_id: str, record: dict[str, Any]) -> None:
         await self.update_room(room_id, status="over", record=json.dumps(record))
+        for hook in self.finish_hooks:
+            try:
+                await hook(room_id, record)
+            except Exception:  # the match is stored; only its statistics are missing
+                log.exception("room %s: after-match hook failed", room_id)
+
+    # -- fencing (many nodes) ---------------------------------------------------------
+
+    async def take_room(self, room_id: str) -> int | None:
+        """Bump an unfinished room's epoch and fence this process's later writes with it
+        (the caller holds the room's lease).  Returns the new epoch; None if there is no
+        such room or it is over (nothing to take)."""
+        async with self.engine.begin() as conn:
+            row = (await conn.execute(update(RoomRow)
+                                      .where(RoomRow.id == room_id, RoomRow.status != "over")
+                                      .values(epoch=RoomRow.epoch + 1)
+                                      .returning(RoomRow.epoch))).first()
+        if row is None:
+            return None
+        self.fences[room_id] = int(row[0])
+        return int(row[0])
+
+    def unfence(self, room_id: str) -> None:
+        """This process gave the room up: refuse any write for it still queued or late."""
+        if room_id in self.fences:
+            self.fences[room_id] = RELEASED
+
+    async def _stale(self, conn: AsyncConnection, room_ids: Iterable[str],
+                     exclusive: bool = False) -> set[str]:
+        """Of ``room_ids``, those fenced here whose epoch moved on; the rows stay locked
+        (shared, or for update when ``exclusive``) until ``conn`` commits, so no takeover
+        can slip in between this check and the write."""
+        ids = sorted({r for r in room_ids if r in self.fences})
+        if not ids:
+            return set()
+        query = (select(RoomRow.id, RoomRow.epoch).where(RoomRow.id.in_(ids))
+                 .with_for_update(read=not exclusive, key_share=exclusive))
+        current = {row[0]: row[1] for row in (await conn.execute(query)).all()}
+        stale = {r for r in ids if current.get(r) != self.fences[r]}
+        for room_id in stale:
+            if self.fences[room_id] != RELEASED and self.on_stale is not None:
+                self.on_stale(room_id)
+            self.fences[room_id] = RELEASED
+        return stale
+
+    async def _check_fence(self, conn: AsyncConnection, room_id: str,
+                           exclusive: bool = False) -> None:
+        if await self._stale(conn, (room_id,), exclusive):
+            raise StaleOwnerError(room_id)
 
     # -- actions ---------------------------------------------------------------------
 
@@ -179,7 +256,13 @@ class Store:
                 while not self._queue.empty() and len(batch) < 1000:
                     batch.append(self._queue.get_nowait())
                 try:
-                    await conn.execute(insert(ActionRow), [row for row, _ in batch])
+                    stale = await self._stale(conn, (row["room_id"] for row, _ in batch))
+                    for row, done in batch:
+                        if row["room_id"] in stale and not done.done():
+                            done.set_exception(StaleOwnerError(row["room_id"]))
+                    rows = [row for row, _ in batch if row["room_id"] not in stale]
+                    if rows:
+                        await conn.execute(insert(ActionRow), rows)
                     await conn.commit()
                 except Exception as exc:  # every waiting room must hear of it
                     await conn.rollback()
@@ -192,6 +275,14 @@ class Store:
                         done.set_result(None)
 
     # -- loading ---------------------------------------------------------------------
+
+    async def unfinished_ids(self) -> list[str]:
+        """The ids of every open or running room."""
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(select(RoomRow.id).where(
+                RoomRow.status.in_(("open", "running"))))
+            return [r[0] for r in rows.all()]
+
 
     async def load_rooms(self, statuses: tuple[str, ...] = ("open", "running"),
                          room_id: str | None = None) -> list[StoredRoom]:
@@ -258,6 +349,8 @@ async def open_store(url: str) -> Store:
 async def migrate(engine: AsyncEngine) -> None:
     """Upgrade the database to the newest Alembic revision."""
     async with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":  # nodes starting together migrate one by one
+            await conn.execute(text("SELECT pg_advisory_xact_lock(7342801)"))
         await conn.run_sync(_upgrade)
 
 

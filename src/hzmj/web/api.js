@@ -1,10 +1,17 @@
 // HTTP calls to the table server and the per-room seat token kept in localStorage.
 
+import { serverError } from "./i18n.js";
+
 export class ApiError extends Error {
   constructor(status, body) {
     super(errorText(body) || `HTTP ${status}`);
     this.status = status;
     this.body = body;
+  }
+
+  /** The refusal in the UI's language (by the server's stable code), else its text. */
+  get text() {
+    return serverError(this.body?.code, this.message);
   }
 
   /** The room option a 422 names, if any (FastAPI `loc` or a `field`/`option` key). */
@@ -29,10 +36,29 @@ function errorText(body) {
   return JSON.stringify(body);
 }
 
+let csrfToken = null;
+
+/** The signed-in player ({account, guest, csrf}, docs/protocol.md "Accounts"); keeps the
+ * CSRF token that every POST/DELETE made with the session cookie must carry. */
+export async function loadMe() {
+  try {
+    const me = await api("GET", "/api/me");
+    csrfToken = me.csrf;
+    return me;
+  } catch {
+    return { account: null, guest: false, csrf: null };
+  }
+}
+
+export function setCsrf(token) {
+  csrfToken = token;
+}
+
 export async function api(method, path, body, token) {
   const headers = {};
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (token) headers.Authorization = `Bearer ${token}`;
+  if (method !== "GET" && csrfToken) headers["X-CSRF-Token"] = csrfToken;
   const res = await fetch(path, {
     method, headers, body: body === undefined ? undefined : JSON.stringify(body),
   });
@@ -59,7 +85,20 @@ export function loadSeat(roomId) {
 }
 
 export function saveSeat(roomId, seat) {
-  localStorage.setItem(key(roomId), JSON.stringify(seat));
+  localStorage.setItem(key(roomId), JSON.stringify({ ...seat, at: seat.at || Date.now() }));
+}
+
+/** Every room this browser holds a seat in, newest first: [{roomId, seat, name, at}]. */
+export function mySeats() {
+  const out = [];
+  for (let i = 0; i < localStorage.length; i += 1) {
+    const k = localStorage.key(i);
+    if (!k?.startsWith("hzmj.seat.")) continue;
+    const roomId = k.slice("hzmj.seat.".length);
+    const seat = loadSeat(roomId);
+    if (seat) out.push({ roomId, ...seat });
+  }
+  return out.sort((a, b) => (b.at || 0) - (a.at || 0));
 }
 
 export function forgetSeat(roomId) {

@@ -15,7 +15,7 @@ export function emptyBoard(n, seat) {
     seat, n, rules: null, hand_no: 0, hands_total: null, dealer: 0, level: 1, dice: [],
     caishen: null, indicator: null, live: 0, turn: null, phase: "waiting", lock: null,
     claim: null, over: false, players: Array.from({ length: n }, (_, i) => player(i)),
-    win: null, handEnd: null, matchEnd: null, last: null,
+    win: null, handEnd: null, matchEnd: null, last: null, history: [],
   };
 }
 
@@ -147,6 +147,7 @@ const HANDLERS = {
   },
   hand_end(b, e) {
     b.handEnd = { ...e, win: b.win, caishen: b.caishen };
+    b.history = [...b.history.filter((x) => x.hand_no !== e.hand_no), b.handEnd];
     b.phase = "over";
     b.claim = null;
     e.points.forEach((pts, i) => {
@@ -172,4 +173,5 @@ export function applyEvent(b, e) {
   const h = HANDLERS[e.type];
   if (h) h(b, e);
   b.last = e;
+  b.lastAt = Date.now();
 }

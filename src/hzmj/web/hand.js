@@ -1,11 +1,12 @@
 // The own seat's hand and action bars: select and discard tiles by mouse, touch or
 // keyboard; 胡 / 杠 / 碰 / 吃 / 过 as one-click buttons, one per choice.
 
-import { bi, t } from "./i18n.js";
+import { bi, getLang, t } from "./i18n.js";
 import {
-  discardsElement, h, meldElement, seatBadges, seatLabels, seatName, tileOpts, turnChip,
+  discardsElement, h, meldElement, presenceChips, ratingChip, seatBadges, seatLabels, seatName,
+  tileOpts, turnChip,
 } from "./render.js";
-import { sortTiles, tileElement } from "./tiles.js";
+import { sortTiles, tileElement, tileLabel } from "./tiles.js";
 
 const CLAIM_ORDER = ["win", "kong", "pong", "chow", "pass"];
 const KEYS = { win: "h", kong: "g", pong: "p", chow: "c", pass: "Escape" };
@@ -39,6 +40,9 @@ export function ownArea(ctx) {
   const p = board.players[me];
   const discardable = new Set(actions.filter((a) => a.type === "discard").map((a) => a.tile));
   const tiles = splitHand(board);
+  // the tile the clock would discard (RULES §8.7): the prompt's last action
+  const last = actions[actions.length - 1];
+  const clockTile = last?.type === "discard" ? tiles.lastIndexOf(last.tile) : -1;
   const drawnIndex = p.last_draw ? tiles.length - 1 : -1;
   const opts = tileOpts(board);
   const handRow = h("div.hand", { role: "listbox", "aria-label": "hand", tabindex: "0" },
@@ -49,6 +53,7 @@ export function ownArea(ctx) {
       node.tabIndex = -1;
       if (i === drawnIndex) node.classList.add("drawn");
       if (discardable.has(name)) node.classList.add("playable");
+      if (i === clockTile) node.classList.add("default");
       if (ctx.selected === i) node.classList.add("selected");
       if (ctx.hints?.byTile?.[name]?.best) node.classList.add("best");
       node.addEventListener("click", () => ctx.onSelect(i, name, { click: true }));
@@ -67,9 +72,9 @@ export function ownArea(ctx) {
   return h(`section.own-area.seat.own${active ? ".active" : ""}`,
     { dataset: { seat: me }, "aria-label": `${seatName(names, me)} (${t("you")})` },
     h("div.seat-head", {}, h("span.seat-pos.you", {}, t("you")), ...seatLabels(board, me, me),
-      h("span.seat-name", {}, seatName(names, me)),
+      h("span.seat-name", {}, seatName(names, me)), ratingChip(names, me),
       h("span.points", {}, `${p.points} ${t("points")}`), ...seatBadges(board, me),
-      turnChip(board, me)),
+      ...presenceChips(ctx.presence), turnChip(board, me)),
     discardsElement(board, me),
     h("div.countdown", { hidden: true }, h("div.bar"), h("span.secs")),
     h("div.hand-row", {}, melds, handRow),
@@ -98,19 +103,29 @@ function actionBar(ctx) {
   const buttons = [];
   for (const [type, list] of groups) {
     for (const a of list) {
-      const tiles = type === "chow" ? [...a.tiles, board.claim?.tile].filter(Boolean)
-        : type === "kong" ? [a.tile] : [];
+      // every claim names its tile; a chow shows the run it makes (RULES §6.3)
+      const claimed = board.claim?.tile;
+      const tiles = type === "chow" ? [...a.tiles, claimed].filter(Boolean)
+        : type === "kong" ? [a.tile] : type === "pass" ? [] : [claimed].filter(Boolean);
       buttons.push(h(`button.claim.claim-${type}`, {
         onclick: () => ctx.onAction(a),
         title: list.length === 1 ? `${actionLabel(a)} [${KEYS[type]}]` : actionLabel(a),
         dataset: { action: type },
       }, h("span.claim-label", {}, type === "kong" && list.length > 1 ? actionLabel(a) : t(type)),
-      list.length > 1 || type === "chow"
+      tiles.length
         ? h("span.claim-tiles", {}, sortTiles(tiles, board.caishen, opts.standIn)
           .map((x) => tileElement(x, opts))) : null));
     }
   }
-  return h("div.claim-bar", { role: "toolbar" }, buttons);
+  // the discard being claimed, large, with whose it is and the window's clock (RULES §6.3)
+  const claim = board.claim && actions.some((a) => a.type === "pass")
+    ? h("div.claim-offer", {},
+      tileElement(board.claim.tile, { ...tileOpts(board), large: true }),
+      h("span.claim-text", {}, t("claim_on", seatName(ctx.names, board.claim.from),
+        tileLabel(board.claim.tile, getLang()))),
+      ctx.deadline ? h("span.claim-clock", { dataset: { deadline: ctx.deadline } }) : null)
+    : null;
+  return h("div.claim-bar", { role: "toolbar" }, claim, h("div.claim-buttons", {}, buttons));
 }
 
 /** Keyboard: arrows move, Enter / Space discard, 1–9 and 0 pick a tile, h g p c Esc claim. */

@@ -1,29 +1,30 @@
 // The lobby (/): create a room with every RULES §3 option, list open rooms.
 
-import { api, saveName, saveSeat, savedName } from "./api.js";
+import { leaderboardElement } from "./account.js";
+import { api, forgetSeat, mySeats, saveName, saveSeat, savedName } from "./api.js";
 import { optionError, optionLabel, rulesSummary, t, valueLabel } from "./i18n.js";
-import { h } from "./render.js";
+import { h, roomTitle, ruleLink } from "./render.js";
 
-// RULES §3: every option, its choices and its default.
+// RULES §3: every option, its choices, its default and the rule book paragraph it changes.
 const OPTIONS = [
-  ["players", "select", [2, 3, 4], 4],
-  ["match_mode", "select", ["hands", "points"], "hands"],
-  ["hands", "select", [8, 16], 8],
-  ["start_points", "select", [40, 50, 60], 50],
-  ["base_score", "number", null, 1],
-  ["caishen_mode", "select", ["flip", "white"], "flip"],
-  ["dealer_start_level", "select", [1, 2, 3], 1],
-  ["discard_win", "select", [false, true], false],
-  ["cap", "select", [null, 64, 128, 256], null],
-  ["drop_bamboo", "checkbox", null, false],
-  ["three_tan_contract", "checkbox", null, true],
-  ["pong_counts_as_tan", "checkbox", null, true],
-  ["must_baotou_with_caishen", "checkbox", null, false],
-  ["claim_seconds", "number", null, 3],
-  ["turn_seconds", "number", null, 15],
+  ["players", "select", [2, 3, 4], 4, "2.1"],
+  ["match_mode", "select", ["hands", "points"], "hands", "12"],
+  ["hands", "select", [8, 16], 8, "12.1"],
+  ["start_points", "select", [40, 50, 60], 50, "12.2"],
+  ["base_score", "number", null, 1, "10.2"],
+  ["caishen_mode", "select", ["flip", "white"], "flip", "4.5"],
+  ["dealer_start_level", "select", [1, 2, 3], 1, "11"],
+  ["discard_win", "select", [false, true], false, "8.4"],
+  ["cap", "select", [null, 64, 128, 256], null, "10.2"],
+  ["drop_bamboo", "checkbox", null, false, "1.1"],
+  ["three_tan_contract", "checkbox", null, true, "10.4"],
+  ["pong_counts_as_tan", "checkbox", null, true, "6.5"],
+  ["must_baotou_with_caishen", "checkbox", null, false, "7.5"],
+  ["claim_seconds", "number", null, 3, "6.3"],
+  ["turn_seconds", "number", null, 15, "8.7"],
 ];
 
-function field([key, kind, choices, def]) {
+function field([key, kind, choices, def, section]) {
   let input;
   if (kind === "select") {
     input = h("select", { name: key, id: `opt-${key}` }, choices.map((c) => h("option", {
@@ -35,7 +36,7 @@ function field([key, kind, choices, def]) {
     input = h("input", { type: "number", name: key, id: `opt-${key}`, value: def, min: 1, step: 1 });
   }
   return h(`div.field.field-${kind}`, { dataset: { option: key } },
-    h("label", { for: `opt-${key}` }, optionLabel(key)), input,
+    h("label", { for: `opt-${key}` }, optionLabel(key)), input, ruleLink(section),
     h("span.field-error", { role: "alert" }));
 }
 
@@ -91,16 +92,22 @@ function roomRow(room) {
   const r = room.rules;
   const summary = rulesSummary(r);
   return h("li.room-row", { dataset: { room: room.room_id } },
-    h("b", {}, room.name || room.room_id), " ", h("span.summary", {}, summary), " ",
+    h("b", {}, roomTitle(room)), " ", h("span.summary", {}, summary), " ",
     h("span.free", {}, `${room.free_seats.length} ${t("free_seats")}`), " ",
     h("a.button", { href: `/room/${room.room_id}` }, room.free_seats.length ? t("join") : t("watch")));
 }
 
-export async function renderLobby(root) {
+/** The lobby; `me` is the signed-in player (GET /api/me): they sit under their display
+ * name, which the server uses whatever is typed. */
+export async function renderLobby(root, me = null) {
+  const account = me?.account;
   const form = h("form.create", { onsubmit: (e) => { e.preventDefault(); createRoom(form); } },
     h("h2", {}, t("create_room")),
     h("div.field", {}, h("label", { for: "player-name" }, t("your_name")),
-      h("input#player-name", { name: "player_name", value: savedName(), maxlength: 40, required: true }),
+      h("input#player-name", {
+        name: "player_name", value: account ? account.display_name : savedName(), maxlength: 40,
+        required: true, readonly: account ? true : null,
+      }),
       h("span.field-error.name-error", { role: "alert" })),
     h("div.field", {}, h("label", { for: "room-name" }, t("room_name")),
       h("input#room-name", { name: "room_name", maxlength: 60 })),
@@ -128,8 +135,37 @@ export async function renderLobby(root) {
       list.replaceChildren(h("li.error", {}, e.message));
     }
   };
+  const mine = h("ul.my-matches");
   root.replaceChildren(h("main.lobby", {}, form,
-    h("section.room-list", {}, h("h2", {}, t("open_rooms"), " ",
-      h("button.refresh", { onclick: refresh }, t("refresh"))), list)));
-  await refresh();
+    h("div.lobby-side", {},
+      h("section.room-list", {}, h("h2", {}, t("open_rooms"), " ",
+        h("button.refresh", { onclick: refresh }, t("refresh"))), list, leaderboardElement()),
+      h("section.my-list", {}, h("h2", {}, t("my_matches")), mine),
+      h("p.rules-entry", {}, ruleLink("1", `${t("rules_link")} · docs/rules.md`)))));
+  await Promise.all([refresh(), listMine(mine)]);
+}
+
+/** "My matches": rooms this browser holds a seat in (its own record), with replay links. */
+async function listMine(list) {
+  const seats = mySeats().slice(0, 20);
+  if (!seats.length) {
+    list.replaceChildren(h("li", {}, t("no_matches")));
+    return;
+  }
+  const rows = await Promise.all(seats.map(async (s) => {
+    let room = null;
+    try {
+      room = await api("GET", `/api/rooms/${s.roomId}`);
+    } catch (e) {
+      if (e.status === 404) forgetSeat(s.roomId); // the server no longer knows it
+      return null;
+    }
+    const status = t(`status_${room.status}`);
+    return h("li.my-match", { dataset: { room: s.roomId } },
+      h("b", {}, roomTitle(room)), ` · ${t("seat_no", s.seat + 1)} ${s.name || ""} · ${status} `,
+      h("a.button", { href: `/room/${s.roomId}` }, t("open")), " ",
+      room.status === "over" ? h("a.button.replay-link", { href: `/replay/${s.roomId}` }, t("replay")) : null);
+  }));
+  const shown = rows.filter(Boolean);
+  list.replaceChildren(...(shown.length ? shown : [h("li", {}, t("no_matches"))]));
 }

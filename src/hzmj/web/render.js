@@ -1,7 +1,7 @@
 // Drawing a board: seat panels, the centre, the settlement dialog and the final table.
 // Shared by the live table (table.js) and the replay page (replay.js).
 
-import { bi, getLang, levelName, t } from "./i18n.js";
+import { bi, botName, getLang, levelName, t } from "./i18n.js";
 import { parseNotation, sortTiles, tileElement, tileLabel } from "./tiles.js";
 
 /** Create an element: h("div#id.a.b", {attrs}, ...children). */
@@ -53,14 +53,53 @@ export function tileOpts(board, extra = {}) {
   return { caishen: board.caishen, standIn, lang: getLang(), ...extra };
 }
 
-/** Display names of a room's seats; repeated names (bots) get their seat number. */
+/** Display names of a room's seats (bots in the UI's language); repeated names get
+ * their seat number. */
 export function seatNames(room) {
-  const raw = (room?.seats || []).map((s) => s.name || s.bot);
+  const raw = (room?.seats || []).map((s) => (s.bot ? botName(s.bot) : s.name));
   return raw.map((n, i) => (n && raw.filter((x) => x === n).length > 1 ? `${n} ${i + 1}` : n));
 }
 
+/** A room's name; rooms created without one get a name in the UI's language. */
+export function roomTitle(room) {
+  if (room.name) return room.name;
+  const owner = room.seats?.find((x) => x.owner);
+  return t("default_room", owner?.name || room.room_id);
+}
+
+/** "Bob" as shown everywhere a seat is named; seats are numbered from 1 (号位). */
 export function seatName(names, i) {
-  return names?.[i] || `${t("seat")} ${i + 1}`;
+  return names?.[i] || t("seat_no", i + 1);
+}
+
+/** "2号位 Bob": the seat number (from 1) with the name, where payments are read. */
+export function seatLabel(names, i) {
+  const name = names?.[i];
+  return name ? `${t("seat_no", i + 1)} ${name}` : t("seat_no", i + 1);
+}
+
+/** A link to a paragraph of the rule book (/rules, docs/rules.md): "§6.5". */
+export function ruleLink(number, label) {
+  return h("a.rule-ref", { href: `/rules#s${number}`, target: "_blank", rel: "noopener",
+    title: t("rule_ref", `§${number}`) }, label || `§${number}`);
+}
+
+/** Text with every "§N.N" turned into a link into the rule book. */
+export function linkRules(text) {
+  const parts = String(text).split(/(§\d+(?:\.\d+)?)/);
+  return parts.map((x, i) => (i % 2 ? ruleLink(x.slice(1)) : x)).filter((x) => x !== "");
+}
+
+/** A rating as shown everywhere: "1,580" ("–" when there is none). */
+export function ratingText(r) {
+  return r === null || r === undefined ? "–" : r.toLocaleString("en");
+}
+
+/** The seat's rating (account or bot level) next to its name, when the room has one. */
+export function ratingChip(names, i) {
+  const r = names?.ratings?.[i];
+  return r === null || r === undefined ? null
+    : h("span.seat-rating", { title: bi("等级分", "rating") }, `≈${ratingText(r)}`);
 }
 
 const MELD_ZH = {
@@ -107,6 +146,9 @@ export function discardsElement(board, i) {
     const node = tileElement(d.tile, { ...opts, claimed: d.claimed_by !== null });
     if (d.claimed_by !== null) node.title += ` → ${d.claimed_by + 1}`;
     if (k === lastIdx) node.classList.add("latest");
+    // the discard just made drops in (once: later re-renders do not replay it)
+    if (k === p.discards.length - 1 && board.last?.type === "discard" && board.last.seat === i
+      && Date.now() - (board.lastAt || 0) < 250) node.classList.add("fresh");
     return node;
   }));
 }
@@ -141,23 +183,53 @@ export function turnChip(board, i) {
   return null;
 }
 
+/**
+ * Presence chips of a seat from the room info (RULES §8.5, §8.7): offline, 托管, escaped,
+ * ready (between hands), and its running clock.  `presence` = {seat: SeatInfo, ready,
+ * clock: epoch ms or null}.
+ */
+export function presenceChips(presence) {
+  if (!presence?.seat) return [];
+  const s = presence.seat;
+  const chips = [];
+  if (s.left) chips.push(h("span.chip-left", {}, t("left_seat")));
+  else if (!s.bot && !s.connected) chips.push(h("span.chip-offline", {}, t("offline")));
+  if (s.auto && !s.left && !s.bot) chips.push(h("span.chip-auto", {}, t("auto")));
+  if (presence.ready !== undefined && presence.ready !== null) {
+    chips.push(presence.ready ? h("span.chip-ready", {}, `✓ ${t("ready_mark")}`)
+      : h("span.chip-notready", {}, t("not_ready")));
+  }
+  if (presence.clock) chips.push(h("span.seat-clock", { dataset: { deadline: presence.clock } }));
+  return chips;
+}
+
+/** An opponent's concealed tiles as backs, with their count. */
+function backsElement(count) {
+  return h("div.backs", { title: `${t("concealed")} ${count}` },
+    Array.from({ length: count }, () => tileElement(null, { small: true })),
+    h("span.backs-count", {}, `×${count}`));
+}
+
 /** Panel of one opponent (or any seat in the replay); `viewer` decides 下家/对家/上家. */
-export function seatPanel(board, i, names, { showHand = false, viewer = board.seat } = {}) {
+export function seatPanel(board, i, names, { showHand = false, viewer = board.seat,
+  presence = null } = {}) {
   const p = board.players[i];
   const active = board.turn === i && board.phase === "turn";
   const head = h("div.seat-head", {},
     ...seatLabels(board, i, viewer),
-    h("span.seat-name", {}, seatName(names, i)),
+    h("span.seat-name", {}, seatName(names, i)), ratingChip(names, i),
     h("span.points", {}, `${p.points} ${t("points")}`),
     ...seatBadges(board, i),
-    h("span.count", { title: t("concealed") }, `${t("concealed")} ${p.concealed_count}`),
+    ...presenceChips(presence),
     turnChip(board, i));
   const parts = [head];
   const hand = showHand && (p.hand || p.revealed?.concealed);
+  const opts = tileOpts(board, { small: true });
   if (hand) {
-    const opts = tileOpts(board, { small: true });
     parts.push(h("div.row.open-hand", {}, sortTiles(hand, board.caishen, opts.standIn)
       .map((x) => tileElement(x, opts))));
+  } else if (board.phase !== "waiting") {
+    parts.push(backsElement(p.concealed_count));
   }
   parts.push(h("div.row.melds", {}, p.melds.map((m) => meldElement(board, m, names))));
   parts.push(discardsElement(board, i));
@@ -208,53 +280,170 @@ function handTiles(board, hand) {
     meldTiles(m).map((x) => tileElement(x, opts)))));
 }
 
+/**
+ * One tile of the winning reading, as a picture with its role (RULES §5.1, §5.2): a 财神
+ * shows the tile it played as ("当五万"); in flip mode a plain tile of the 财神 kind can
+ * only be a white dragon standing in, drawn as one and captioned as a stand-in.
+ */
+function readingTile(board, text, isWin) {
+  const opts = tileOpts(board);
+  const wild = text.startsWith("*");
+  const kind = wild ? text.slice(1) : text;
+  const lang = getLang();
+  let node;
+  let caption = null;
+  if (wild) {
+    node = tileElement(board.caishen, opts);
+    caption = h("small.role.role-wild", {}, t("plays_as", tileLabel(kind, lang)));
+  } else if (opts.standIn && kind === board.caishen) {
+    node = tileElement("5z", opts);
+    caption = h("small.role.role-standin", {}, t("standin_note", tileLabel(kind, lang)));
+  } else {
+    node = tileElement(kind, opts);
+  }
+  if (isWin) node.classList.add("winning");
+  return h("span.rtile", {}, node, caption);
+}
+
+/** The winning hand as tile pictures grouped by set (the scored reading, RULES §7). */
+function winningHand(board, win) {
+  const reading = win?.score?.reading;
+  if (!reading) return null;
+  let winMarked = false;
+  const groups = reading.split(" | ").map((g) => h("span.rgroup", {}, g.split(" ").map((x) => {
+    const plain = x.replace("*", "");
+    const isWin = !winMarked && (x === win.tile || (plain === win.tile && !x.startsWith("*")));
+    if (isWin) winMarked = true;
+    return readingTile(board, x, isWin);
+  })));
+  return h("div.win-hand", { "aria-label": t("winning_hand") }, groups);
+}
+
+/** Pattern name in the UI's language (Chinese terms stay Chinese). */
+function patternName(names) {
+  if (!names?.zh) return "";
+  return getLang() === "zh" ? names.zh : `${names.en} (${names.zh})`;
+}
+
+/** Each factor of M and of the dealer factor, one per line (RULES §8.2, §9.1, §10.1). */
+function factorLines(board, he, win, rules) {
+  const sc = win.score;
+  const formula = (sc.explanation || []).map((x) => x.match(/: (M = [^(]*?) = \d+ \(RULES/))
+    .find(Boolean)?.[1];
+  const chain = win.chain || [];
+  const piao = chain.filter((x) => x === "piao").length;
+  const kongs = chain.filter((x) => x === "kong").length;
+  const level = Math.min(3, he.level);
+  const lines = [
+    h("li.m-line", {}, h("b", {}, `${t("m_line")} = ${sc.multiplier}`), " · ",
+      patternName(sc.names), formula && formula !== `M = ${sc.multiplier}` ? ` · ${formula}` : "",
+      " ", ruleLink("9.1")),
+  ];
+  if (sc.baotou) lines.push(h("li.baotou-line", {}, t("baotou_line"), " ", ruleLink("7.3")));
+  if (win.self_draw && chain.length) {
+    lines.push(h("li.chain-line", {}, `${t("chain_line")}: `,
+      chain.map((x) => (x === "piao" ? bi("飘", "wild discarded") : bi("杠", "kong"))).join(" → "),
+      ` (k=${kongs}, p=${piao})`, " ", ruleLink("8.2")));
+  }
+  if (!win.self_draw) lines.push(h("li", {}, bi("放铳", "discard win"), ": k = p = t = 0 ", ruleLink("8.4")));
+  lines.push(h("li.dfactor", {}, h("b", {}, `${t("factor_line")} D = 2^${level} = ×${2 ** level}`),
+    ` (${levelName(he.level)})`, " ", ruleLink("10.1")));
+  lines.push(h("li.base-line", {}, `${bi("底分", "base score")} ${rules?.base_score ?? 1}`,
+    rules?.cap ? ` · ${bi("封顶", "cap")} ${rules.cap}` : "", " ", ruleLink("10.2")));
+  return h("ul.factors", {}, lines);
+}
+
+// How a payment came about, read from its reason and amount (the rule itself lives in
+// hzmj.scoring; the browser only labels its result, RULES §10.2–§10.5).
+const OF_T = { chengbao: "T", houbanchang_chengbao: "T", discard_win: "T", fan_chengbao: "2T" };
+
+function paymentWhy(p, multiplier, rules) {
+  if (OF_T[p.reason]) return OF_T[p.reason];
+  if (p.reason !== "share" || !multiplier) return null;
+  const base = rules?.base_score ?? 1;
+  if (rules?.cap && p.amount === rules.cap * base) return `${bi("封顶", "cap")} ${rules.cap} × ${base}`;
+  const f = p.amount / base / multiplier;
+  return t("share_formula", f === 1 ? "1" : `${bi("庄", "dealer")} ×${f}`, multiplier, base);
+}
+
 /** The settlement of a hand (hand_end event with the win event attached as `.win`). */
 export function settlementElement(current, he, names) {
   const board = { ...current, caishen: he.caishen ?? current.caishen };
+  const rules = current.rules;
   const win = he.win;
   const parts = [];
   if (he.result === "draw") {
-    parts.push(h("p.result", {}, t("draw_game")));
+    parts.push(h("p.result", {}, t("draw_game"), " ", ruleLink("8.6")));
   } else {
-    const sc = win?.score;
-    const how = win?.self_draw ? t("self_draw") : t("on_discard", seatName(names, he.from));
-    parts.push(h("p.result", {}, t("winner", seatName(names, he.winner)), " · ", how, " ",
-      win ? tileElement(win.tile, tileOpts(board, { small: true })) : null));
-    if (sc) {
-      parts.push(h("p.patterns", {}, h("b.pattern-zh", { lang: "zh" }, sc.names.zh),
-        getLang() === "en" ? ` (${sc.names.en})` : ""));
-      const factor = 2 ** Math.min(3, he.level);
-      parts.push(h("p.factors", {},
-        h("span.mult", {}, `${t("multiplier")} M = ${sc.multiplier}`), " · ",
-        h("span.dfactor", {}, `${t("dealer_factor")} ×${factor} (${levelName(he.level)})`)));
-      if (sc.reading) parts.push(h("p.reading", {}, `${t("reading")}: ${sc.reading}`));
-      if (sc.explanation?.length) {
-        parts.push(h("details.explain", {}, h("summary", {}, "…"),
-          h("ul", {}, sc.explanation.map((x) => h("li", {}, x)))));
-      }
+    const how = win?.self_draw ? t("self_drawn", seatLabel(names, he.winner))
+      : t("won_on", seatLabel(names, he.winner), seatLabel(names, he.from));
+    parts.push(h("p.result", {}, h("b", {}, how)));
+    if (win?.score) {
+      parts.push(h("p.patterns", {}, h("b.pattern-name", {}, patternName(win.score.names)),
+        ` · M = ${win.score.multiplier}`));
+      parts.push(winningHand(board, win));
+      parts.push(factorLines(board, he, win, rules));
     }
   }
-  const rows = he.payments.map((p) => h("tr.payment", {},
-    h("td", {}, t("pays", seatName(names, p.from), seatName(names, p.to))),
-    h("td.amount", {}, String(p.amount)),
-    h("td", {}, bi(p.reason_zh, p.reason_en)),
-    h("td.detail", {}, p.detail)));
-  parts.push(h("h3", {}, t("payments")));
-  parts.push(rows.length ? h("table.payments", {}, h("tbody", {}, rows)) : h("p", {}, t("no_payments")));
-  if (he.notes?.length) parts.push(h("p.notes", {}, he.notes.join("; ")));
-  parts.push(h("table.deltas", {}, h("tbody", {}, he.deltas.map((d, i) => h("tr", {},
-    h("td", {}, seatName(names, i), i === he.dealer ? ` (${t("dealer")})` : ""),
-    h("td.delta", {}, d > 0 ? `+${d}` : String(d)),
-    h("td", {}, `${he.points[i]} ${t("points")}`),
-    h("td.hand", {}, handTiles(board, he.hands?.[i])))))));
+  const multiplier = win?.score?.multiplier;
+  const byPayer = new Map();
+  for (const p of he.payments) {
+    if (!byPayer.has(p.from)) byPayer.set(p.from, []);
+    byPayer.get(p.from).push(p);
+  }
+  const rows = [...byPayer.entries()].map(([from, list]) => h("li.payer", { dataset: { seat: from } },
+    h("b", {}, seatLabel(names, from)), ` → ${seatLabel(names, list[0].to)}: `,
+    h("b.amount", {}, `${list.reduce((a, p) => a + p.amount, 0)} ${t("points")}`),
+    h("ul", {}, list.map((p) => {
+      const why = paymentWhy(p, multiplier, rules);
+      return h("li.payment", {}, `${p.amount} · `, bi(p.reason_zh, p.reason_en), " ",
+        why ? h("span.why", {}, `= ${why}`) : null);
+    }))));
+  parts.push(h("h3", {}, t("payments"), " ", ruleLink("10")));
+  parts.push(rows.length ? h("ul.payments", {}, rows) : h("p", {}, t("no_payments")));
+  const tLine = he.notes?.find((x) => x.startsWith("T = "));
+  if (tLine) parts.push(h("p.notes.t-line", {}, tLine, " ", ruleLink("10.2")));
+  if (he.notes?.length) {
+    parts.push(h("details.notes", {}, h("summary", {}, t("reading")),
+      h("ul", {}, [...he.notes.filter((x) => x !== tLine), ...(win?.score?.explanation || [])]
+        .map((x) => h("li", {}, linkRules(x))))));
+  }
+  // each seat's change and total, its hand on a row of its own (room on a phone)
+  parts.push(h("table.deltas", {}, h("tbody", {}, he.deltas.flatMap((d, i) => [h("tr", {},
+    h("td", {}, seatLabel(names, i), i === he.dealer ? ` (${t("dealer")})` : ""),
+    h("td.delta", { dataset: { sign: Math.sign(d) } }, d > 0 ? `+${d}` : String(d)),
+    h("td.total", {}, `${he.points[i]} ${t("points")}`)),
+    i === he.winner ? null : h("tr.hand-row", {}, h("td.hand", { colspan: 3 },
+      handTiles(board, he.hands?.[i])))]))));
   return h("div.settlement", {}, parts);
+}
+
+/** 战绩: one row per finished hand — result, each seat's change and running total. */
+export function historyElement(history, names, n) {
+  if (!history?.length) return h("p", {}, "—");
+  const head = h("tr", {}, h("th", {}, t("hand_col")), h("th", {}, t("result_col")),
+    Array.from({ length: n }, (_, i) => h("th", {}, seatLabel(names, i))));
+  const rows = history.map((he) => {
+    let result = t("draw_game");
+    if (he.result === "win") {
+      const name = patternName(he.win?.score?.names);
+      result = he.from === null || he.from === undefined
+        ? `${t("self_drawn", seatLabel(names, he.winner))} ${name}`
+        : `${t("won_on", seatLabel(names, he.winner), seatLabel(names, he.from))} ${name}`;
+    }
+    return h("tr", {}, h("td", {}, String(he.hand_no)), h("td.hist-result", {}, result),
+      he.deltas.map((d, i) => h("td.hist-cell", {},
+        h("span.delta", { dataset: { sign: Math.sign(d) } }, d > 0 ? `+${d}` : String(d)),
+        h("small.running", {}, String(he.points[i])))));
+  });
+  return h("div.history-wrap", {}, h("table.history", {}, h("thead", {}, head), h("tbody", {}, rows)));
 }
 
 export function finalElement(me, names) {
   return h("table.final", {},
     h("thead", {}, h("tr", {}, h("th", {}, t("rank")), h("th", {}, t("seat")), h("th", {}, t("total")))),
     h("tbody", {}, me.ranking.map((s, r) => h("tr", {},
-      h("td", {}, String(r + 1)), h("td", {}, seatName(names, s)), h("td", {}, String(me.points[s]))))));
+      h("td", {}, String(r + 1)), h("td", {}, seatLabel(names, s)), h("td", {}, String(me.points[s]))))));
 }
 
 /** A modal dialog; returns {close}. */
@@ -275,7 +464,7 @@ export function dialog(title, body, buttons) {
 
 /** One line describing an event, for the log. */
 export function eventLine(board, e, names) {
-  const who = (i) => seatName(names, i);
+  const who = (i) => seatLabel(names, i);
   const lang = getLang();
   switch (e.type) {
     case "hand_start": return `${t("hand_no", e.hand_no)} · ${t("dealer")} ${who(e.dealer)}`;

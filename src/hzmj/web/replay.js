@@ -1,20 +1,28 @@
-// The replay page (/replay/{room_id}): step through a finished match.  The browser does
-// not run the engine; the server sends the full (unredacted) events of every step, and
-// the same board reducer as the live table rebuilds the table at each step.
+// The replay page (/replay/{room_id}): step through a finished match, stopping at every
+// hand's end with its settlement, with autoplay at several speeds and a jump per hand.
+// A match still running is shown live to a spectator with the same viewer (the server's
+// spectator stream over the WebSocket, RULES §13).  The browser does not run the engine:
+// the same board reducer as the live table rebuilds the table from the events.
 
-import { api } from "./api.js";
-import { applyEvent, emptyBoard } from "./board.js";
+import { api, wsUrl } from "./api.js";
+import { applyEvent, boardFromView, emptyBoard } from "./board.js";
+import { eventFeedback, headerTools } from "./feedback.js";
 import { getLang, setLang, t } from "./i18n.js";
 import {
-  centreInfo, eventLine, finalElement, h, positionOf, seatName, seatNames, seatPanel,
-  settlementElement,
+  centreInfo, eventLine, finalElement, h, historyElement, positionOf, roomTitle, seatName,
+  seatNames, seatPanel, settlementElement,
 } from "./render.js";
 
 const roomId = decodeURIComponent(location.pathname.split("/").filter(Boolean)[1] || "");
 const root = document.getElementById("app");
 const header = document.getElementById("header");
+const SPEEDS = [0.5, 1, 2, 4];
 
-const state = { names: [], steps: [], boards: [], index: 0, show: "all", error: "", fair: null };
+const state = {
+  names: [], steps: [], boards: [], index: 0, show: "all", error: "", title: roomId,
+  playing: false, speed: 1, timer: null, live: null, room: null,
+  reviewSeat: 0, review: null, reviewing: false, reviewError: "", fair: null,
+};
 
 /** Check the fairness commitment: SHA-256 of "hzmj-seed:{seed}:{salt}" must be the
  * commitment published when the match started.  null: nothing to check (no commitment, or
@@ -41,6 +49,22 @@ function stepsOf(data) {
   return [];
 }
 
+/** A step that ends a hand and deals the next is shown as two: the end (with its
+ * settlement), then the deal — so every hand's end is a step of its own. */
+function splitHandEnds(steps) {
+  const out = [];
+  for (const [i, s] of steps.entries()) {
+    const cut = s.events.findIndex((e) => e.type === "hand_start");
+    if (cut > 0 && s.events.slice(0, cut).some((e) => e.type === "hand_end")) {
+      out.push({ action: s.action, events: s.events.slice(0, cut), orig: -1 });
+      out.push({ action: null, events: s.events.slice(cut), orig: i });
+    } else {
+      out.push({ ...s, orig: i });
+    }
+  }
+  return out;
+}
+
 function buildBoards(steps, n) {
   const boards = [];
   let b = emptyBoard(n, null);
@@ -61,22 +85,72 @@ function handStarts() {
   return out;
 }
 
+const isHandEnd = (i) => state.steps[i]?.events.some((e) => e.type === "hand_end");
+
+/** The shown step of the record's step k (a split hand end shows the record's step as its second part). */
+function shownIndex(k) {
+  const i = state.steps.findIndex((s) => s.orig === k);
+  return i < 0 ? k : i;
+}
+
 function go(i) {
   state.index = Math.max(0, Math.min(state.steps.length - 1, i));
   render();
 }
 
+// ---------------------------------------------------------------- autoplay
+
+function stop() {
+  state.playing = false;
+  clearTimeout(state.timer);
+  state.timer = null;
+}
+
+function schedule() {
+  clearTimeout(state.timer);
+  state.timer = setTimeout(() => {
+    if (!state.playing) return;
+    if (state.index >= state.steps.length - 1) {
+      stop();
+      render();
+      return;
+    }
+    go(state.index + 1);
+    if (isHandEnd(state.index)) {
+      stop(); // read the settlement; ▶ goes on with the next hand
+      render();
+      return;
+    }
+    schedule();
+  }, 700 / state.speed);
+}
+
+function togglePlay() {
+  if (state.playing) stop();
+  else {
+    state.playing = true;
+    if (state.index >= state.steps.length - 1) state.index = 0;
+    schedule();
+  }
+  render();
+}
+
+// ---------------------------------------------------------------- drawing
+
 function renderHeader() {
-  header.replaceChildren(h("a.home", { href: "/" }, t("title")),
-    h("button.lang", { onclick: () => { setLang(getLang() === "zh" ? "en" : "zh"); renderHeader(); render(); } },
-      t("lang")));
+  document.title = `${t("replay")} · ${state.title} · ${t("title")}`;
+  header.replaceChildren(h("a.home", { href: "/" }, t("title")), headerTools(renderHeader, () => {
+    setLang(getLang() === "zh" ? "en" : "zh");
+    renderHeader();
+    render();
+  }));
 }
 
 function controls() {
   const n = state.steps.length;
   const seats = state.boards[0]?.n || 0;
   const jump = h("select.jump-hand", { "aria-label": t("jump_hand"),
-    onchange: (e) => go(Number(e.target.value)) },
+    onchange: (e) => { stop(); go(Number(e.target.value)); } },
   h("option", { value: "" }, t("jump_hand")),
   handStarts().map(([no, i]) => h("option", { value: i }, t("hand_no", no))));
   const show = h("select.show-hand", { "aria-label": t("show_hand"),
@@ -84,18 +158,94 @@ function controls() {
   [["all", t("all")], ["none", t("none")],
     ...Array.from({ length: seats }, (_, i) => [String(i), seatName(state.names, i)])]
     .map(([v, label]) => h("option", { value: v, selected: v === state.show ? true : null }, label)));
+  const speed = h("select.speed", { "aria-label": t("speed"),
+    onchange: (e) => { state.speed = Number(e.target.value); if (state.playing) schedule(); } },
+  SPEEDS.map((x) => h("option", { value: x, selected: x === state.speed ? true : null }, `×${x}`)));
   return h("div.replay-controls", {},
-    h("button.first", { onclick: () => go(0), title: t("first") }, "«"),
-    h("button.prev", { onclick: () => go(state.index - 1), title: t("prev") }, "◀"),
+    h("button.first", { onclick: () => { stop(); go(0); }, title: t("first") }, "«"),
+    h("button.prev", { onclick: () => { stop(); go(state.index - 1); }, title: t("prev") }, "◀"),
+    h("button.play", { onclick: togglePlay, "aria-pressed": state.playing ? "true" : "false" },
+      state.playing ? `⏸ ${t("pause")}` : `▶ ${t("autoplay")}`),
     h("span.step-no", {}, `${t("step")} ${state.index + 1} / ${n}`),
-    h("button.next", { onclick: () => go(state.index + 1), title: t("next") }, "▶"),
-    h("button.last", { onclick: () => go(n - 1), title: t("last") }, "»"),
+    h("button.next", { onclick: () => { stop(); go(state.index + 1); }, title: t("next") }, "▶"),
+    h("button.last", { onclick: () => { stop(); go(n - 1); }, title: t("last") }, "»"),
     h("input.scrub", { type: "range", min: 0, max: Math.max(0, n - 1), value: state.index,
-      "aria-label": t("step"), oninput: (e) => go(Number(e.target.value)) }),
-    jump, h("label", {}, `${t("show_hand")} `, show));
+      "aria-label": t("step"), oninput: (e) => { stop(); go(Number(e.target.value)); } }),
+    jump, h("label", {}, `${t("speed")} `, speed), h("label", {}, `${t("show_hand")} `, show));
+}
+
+function tableOf(b, events) {
+  const focus = state.show === "all" || state.show === "none" ? 0 : Number(state.show);
+  const areas = { top: [], left: [], right: [], bottom: [] };
+  for (let i = 0; i < b.n; i += 1) {
+    const showHand = state.show === "all" || Number(state.show) === i;
+    const seat = state.room?.seats.find((x) => x.seat === i);
+    areas[positionOf({ ...b, seat: focus }, i)].push(seatPanel(b, i, state.names,
+      { showHand, viewer: focus, presence: state.live ? { seat } : null }));
+  }
+  const lines = events.map((e) => eventLine(b, e, state.names)).filter(Boolean);
+  return h(`div.table.n${b.n}`, {},
+    h("div.area-top", {}, areas.top), h("div.area-left", {}, areas.left),
+    h("div.area-right", {}, areas.right),
+    h("div.area-centre", {}, centreInfo(b, state.names),
+      h("div.log.step-events", {}, lines.map((x) => h("div", {}, x)))),
+    h("div.area-bottom", {}, areas.bottom));
+}
+
+/** Short text of an action's JSON ({type, tile?, tiles?, kind?}). */
+function actionText(a) {
+  const what = a.tile || (a.tiles || []).join("") || "";
+  return [a.type, what, a.kind || ""].filter(Boolean).join(" ");
+}
+
+async function loadReview() {
+  state.reviewing = true;
+  state.reviewError = "";
+  render();
+  try {
+    state.review = await api("GET", `/api/matches/${roomId}/review?seat=${state.reviewSeat}`);
+  } catch (e) {
+    state.reviewError = e.message;
+  }
+  state.reviewing = false;
+  render();
+}
+
+/** The AI review box: a seat, a button, the summary and the costliest decisions; the
+ * decision at the current step (if the reviewed seat acted here) is shown beside. */
+function reviewBox() {
+  const seats = state.boards[0]?.n || 0;
+  const pick = h("select.review-seat", { "aria-label": t("review_seat"),
+    onchange: (e) => { state.reviewSeat = Number(e.target.value); state.review = null; render(); } },
+  Array.from({ length: seats }, (_, i) => h("option",
+    { value: i, selected: i === state.reviewSeat ? true : null }, seatName(state.names, i))));
+  const r = state.review;
+  const parts = [h("h3", {}, t("review")), h("label", {}, `${t("review_seat")} `, pick),
+    h("button.review-run", { onclick: loadReview, disabled: state.reviewing ? true : null },
+      state.reviewing ? t("reviewing") : t("review"))];
+  if (state.reviewError) parts.push(h("p.error", { role: "alert" }, state.reviewError));
+  if (r) {
+    const pct = r.agreement === null ? "–" : `${Math.round(r.agreement * 100)}%`;
+    parts.push(h("p.review-summary", {}, t("review_summary", r.reviewed, pct,
+      r.loss_total.toFixed(2), r.loss_per_hand.toFixed(2)), ` (${r.unit})`));
+    const here = r.decisions.find((d) => d.index === state.steps[state.index]?.orig); // before action i
+    if (here) {
+      parts.push(h("p.review-here", {}, `${t("played")}: ${actionText(here.played)} · `
+        + `${t("best")}: ${actionText(here.best)} · ${t("loss")}: ${here.loss ?? "?"}`));
+    }
+    parts.push(h("h4", {}, t("costliest")), h("ol.review-costliest", {},
+      r.costliest.map((d) => h("li", {}, h("button.link", { onclick: () => { stop(); go(shownIndex(d.index)); } },
+        `${t("hand_no", d.hand_no)}: ${t("played")} ${actionText(d.played)}, `
+        + `${t("best")} ${actionText(d.best)}, ${t("loss")} ${d.loss.toFixed(2)}`)))));
+  }
+  return h("section.review-box", {}, parts);
 }
 
 function render() {
+  if (state.live) {
+    renderLive();
+    return;
+  }
   if (state.error || !state.steps.length) {
     root.replaceChildren(h("main.replay", {}, h("h2", {}, t("replay")),
       h("p.error", { role: "alert" }, state.error || t("replay_missing"))));
@@ -103,51 +253,88 @@ function render() {
   }
   const b = state.boards[state.index];
   const step = state.steps[state.index];
-  const focus = state.show === "all" || state.show === "none" ? 0 : Number(state.show);
-  const areas = { top: [], left: [], right: [], bottom: [] };
-  for (let i = 0; i < b.n; i += 1) {
-    const showHand = state.show === "all" || Number(state.show) === i;
-    areas[positionOf({ ...b, seat: focus }, i)].push(seatPanel(b, i, state.names,
-      { showHand, viewer: focus }));
-  }
-  const lines = step.events.map((e) => eventLine(b, e, state.names)).filter(Boolean);
   const he = step.events.find((e) => e.type === "hand_end") && b.handEnd;
   const me = step.events.find((e) => e.type === "match_end");
   root.replaceChildren(h("main.replay.table-page", {},
-    h("h2", {}, `${t("replay")} · ${roomId}`),
+    h("h2", {}, `${t("replay")} · ${state.title}`),
     fairLine(),
     controls(),
-    h(`div.table.n${b.n}`, {},
-      h("div.area-top", {}, areas.top), h("div.area-left", {}, areas.left),
-      h("div.area-right", {}, areas.right),
-      h("div.area-centre", {}, centreInfo(b, state.names),
-        h("div.log.step-events", {}, lines.map((x) => h("div", {}, x)))),
-      h("div.area-bottom", {}, areas.bottom)),
-    he ? h("section.settlement-box", {}, h("h3", {}, t("settlement")),
+    he ? h("section.settlement-box", {}, h("h3", {}, `${t("settlement")} · ${t("hand_no", he.hand_no)}`),
       settlementElement(b, he, state.names)) : null,
-    me ? h("section.final-box", {}, h("h3", {}, t("final")), finalElement(me, state.names)) : null));
+    tableOf(b, step.events),
+    me ? h("section.final-box", {}, h("h3", {}, t("final")), finalElement(me, state.names),
+      h("h3", {}, t("history")), historyElement(b.history, state.names, b.n)) : null,
+    reviewBox()));
+}
+
+function renderLive() {
+  const b = state.live.board;
+  root.replaceChildren(h("main.replay.live.table-page", {},
+    h("h2", {}, `${t("live_view")} · ${state.title}`),
+    h("p.spectating", {}, t("spectating"), state.room?.spectators ? ` · ${t("spectators", state.room.spectators)}` : ""),
+    b ? tableOf(b, state.live.recent) : null,
+    b?.handEnd && b.phase === "over" ? h("section.settlement-box", {}, h("h3", {}, t("settlement")),
+      settlementElement(b, b.handEnd, state.names)) : null,
+    b?.matchEnd ? h("p", {}, h("a.button", { href: `/replay/${roomId}`, onclick: () => location.reload() }, t("replay"))) : null));
+}
+
+// ---------------------------------------------------------------- live spectating
+
+function watchLive() {
+  state.live = { board: null, recent: [] };
+  const ws = new WebSocket(wsUrl(`/ws/rooms/${encodeURIComponent(roomId)}`));
+  ws.onmessage = (m) => {
+    const msg = JSON.parse(m.data);
+    if (msg.type === "room") {
+      state.room = msg.room;
+      state.names = seatNames(msg.room);
+    } else if (msg.type === "snapshot" && msg.view) {
+      state.live.board = boardFromView(msg.view);
+      state.live.board.history = msg.history || [];
+    } else if (msg.type === "event" && state.live.board) {
+      applyEvent(state.live.board, msg.event);
+      eventFeedback(state.live.board, msg.event, (i) => seatName(state.names, i), null);
+      state.live.recent = [msg.event];
+      if (msg.event.type === "match_end") {
+        ws.close();
+        setTimeout(() => location.reload(), 1500); // the finished match replays in full
+      }
+    }
+    render();
+  };
+  ws.onclose = (ev) => {
+    if (ev.code === 4404) state.error = t("replay_missing");
+  };
 }
 
 document.addEventListener("keydown", (e) => {
-  if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
-  if (e.key === "ArrowRight") go(state.index + 1);
-  else if (e.key === "ArrowLeft") go(state.index - 1);
-  else if (e.key === "Home") go(0);
-  else if (e.key === "End") go(state.steps.length - 1);
+  if (state.live || e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
+  if (e.key === "ArrowRight") { stop(); go(state.index + 1); }
+  else if (e.key === "ArrowLeft") { stop(); go(state.index - 1); }
+  else if (e.key === "Home") { stop(); go(0); }
+  else if (e.key === "End") { stop(); go(state.steps.length - 1); }
+  else if (e.key === " ") { e.preventDefault(); togglePlay(); }
 });
 
 async function load() {
   renderHeader();
   try {
     const room = await api("GET", `/api/rooms/${roomId}`);
+    state.room = room;
     state.names = seatNames(room);
+    state.title = roomTitle(room);
+    renderHeader();
+    if (room.status === "running") {
+      watchLive();
+      return;
+    }
     const data = await api("GET", `/api/matches/${roomId}/replay`);
-    state.steps = stepsOf(data);
+    state.steps = splitHandEnds(stepsOf(data));
     const n = data.rules?.players || room.rules.players;
     state.boards = buildBoards(state.steps, n);
     state.fair = await checkFair(data);
   } catch (e) {
-    state.error = e.status === 409 ? t("not_over") : e.status === 404 ? t("replay_missing") : e.message;
+    state.error = e.status === 409 ? t("not_over") : e.status === 404 ? t("replay_missing") : e.text;
   }
   render();
 }

@@ -3,15 +3,21 @@
 
 import { api, forgetSeat, loadSeat, saveName, saveSeat, savedName, wsUrl } from "./api.js";
 import { applyEvent, boardFromView } from "./board.js";
+import { PHRASES, banner, eventFeedback, phraseText, sound } from "./feedback.js";
 import { handleKey, ownArea, splitHand } from "./hand.js";
-import { bi, getLang, rulesSummary, t } from "./i18n.js";
+import { bi, botName, getLang, rulesSummary, serverError, t } from "./i18n.js";
 import {
-  centreInfo, dialog, eventLine, finalElement, h, icon, positionOf, seatName, seatNames, seatPanel,
-  settlementElement, tileOpts,
+  centreInfo, dialog, eventLine, finalElement, h, historyElement, icon, positionOf, ratingChip,
+  roomTitle, ruleLink, seatName, seatNames, seatPanel, settlementElement, tileOpts,
 } from "./render.js";
 import { tileElement, tileLabel } from "./tiles.js";
 
 const BOTS = ["efficiency", "strong", "random"];
+
+/** Seconds left until an epoch-ms deadline. */
+function secondsLeft(deadline) {
+  return Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
+}
 
 export class RoomPage {
   constructor(root, roomId, header) {
@@ -33,6 +39,8 @@ export class RoomPage {
     this.ws = null;
     this.retry = 0;
     this.error = "";
+    this.clock = null; // the latest clock message: whose timer runs (presence)
+    this.unknown = false; // the room does not exist: a friendly page, no reconnecting
     document.addEventListener("keydown", (ev) => this.onKey(ev));
     setInterval(() => this.tick(), 200);
   }
@@ -47,13 +55,30 @@ export class RoomPage {
       this.room = await api("GET", `/api/rooms/${this.roomId}`);
       this.error = "";
     } catch (e) {
-      this.error = e.message;
+      if (e.status === 404) this.unknown = true;
+      this.error = e.text;
     }
     this.render();
+    this.refreshRatings();
+  }
+
+  /** Ratings next to the names: fetched again only when the seats change. */
+  async refreshRatings() {
+    const key = JSON.stringify((this.room?.seats || []).map((s) => [s.name, s.bot]));
+    if (key === this.ratingsKey) return;
+    this.ratingsKey = key;
+    try {
+      this.ratings = (await api("GET", `/api/rooms/${this.roomId}/ratings`)).ratings;
+      this.render();
+    } catch {
+      this.ratings = null;
+    }
   }
 
   get names() {
-    return seatNames(this.room);
+    const names = seatNames(this.room);
+    names.ratings = this.ratings;
+    return names;
   }
 
   get token() {
@@ -63,6 +88,7 @@ export class RoomPage {
   // ---------------------------------------------------------------- WebSocket
 
   connect() {
+    if (this.unknown) return;
     // the seat token travels as a subprotocol, never in the URL (URLs end up in logs)
     const protocols = this.token ? ["hzmj", `token.${this.token}`] : ["hzmj"];
     const ws = new WebSocket(wsUrl(`/ws/rooms/${this.roomId}`), protocols);
@@ -75,10 +101,16 @@ export class RoomPage {
     ws.onmessage = (m) => this.onMessage(JSON.parse(m.data));
     ws.onclose = (ev) => {
       if (this.ws !== ws) return;
+      if (ev.code === 4404) {
+        this.unknown = true; // no such room: stop reconnecting
+        this.render();
+        return;
+      }
       if (ev.code === 4401 || ev.code === 4403) {
-        // the stored token is no longer valid: watch instead
+        // the stored token is no longer valid (or the owner removed us): watch instead
         forgetSeat(this.roomId);
         this.mine = null;
+        if (ev.reason) this.toast(ev.reason);
       }
       this.disconnected = true;
       this.render();
@@ -98,8 +130,10 @@ export class RoomPage {
         this.stateId = msg.state_id;
         if (msg.view) {
           this.board = boardFromView(msg.view);
+          this.board.history = (msg.history || []).map((he) => ({ ...he, caishen: this.board.caishen }));
           // the server follows a snapshot with a prompt when this seat has to act
           this.prompt = null;
+          this.showGateSettlement();
         }
         break;
       case "event":
@@ -109,17 +143,28 @@ export class RoomPage {
         this.prompt = msg;
         this.selected = null;
         this.suggestion = null;
+        if (msg.phase === "claim") sound("claim");
         this.fetchHints();
         break;
+      case "clock":
+        this.clock = msg;
+        break;
+      case "phrase":
+        this.showPhrase(msg.seat, msg.phrase);
+        return;
       case "ack":
         // my answer was applied; a pass in a claim window leaves the public step as it is
         if (this.prompt && this.prompt.state_id <= msg.state_id) this.prompt = null;
         break;
-      case "room":
+      case "room": {
+        const gateWas = this.room?.gate;
         this.room = msg.room;
+        if (gateWas && !msg.room.gate) this.closeSettlement();
+        this.refreshRatings();
         break;
+      }
       case "error":
-        this.toast(msg.reason);
+        this.toast(serverError(msg.code, msg.reason));
         break;
       default:
         break;
@@ -132,19 +177,71 @@ export class RoomPage {
     this.stateId = msg.state_id;
     if (!this.board) return; // a snapshot follows the start
     if (this.prompt && this.prompt.state_id < msg.state_id) this.prompt = null;
+    if (e.type === "hand_start") this.closeSettlement();
     applyEvent(this.board, e);
+    eventFeedback(this.board, e, (i) => seatName(this.names, i), this.board.seat);
     const line = eventLine(this.board, e, this.names);
     if (line) this.log = [...this.log.slice(-30), line];
     if (e.type === "hand_end") {
       const he = this.board.handEnd;
       this.queueDialog("settlement", t("settlement"),
-        () => settlementElement(this.board, he, this.names), t("next_hand"));
+        () => this.settlementBody(he), t("ready"), () => this.ready());
     } else if (e.type === "match_end") {
+      const board = this.board;
       this.queueDialog("final", t("final"), () => h("div", {}, finalElement(e, this.names),
+        h("h3", {}, t("history")), historyElement(board.history, this.names, board.n),
         h("p", {}, h("a", { href: `/replay/${this.roomId}` }, t("replay")))), t("back_lobby"),
       () => { location.href = "/"; });
     }
     if (e.type === "hand_start") this.hints = null;
+  }
+
+  /** The settlement, with the gate's countdown and who is ready (RULES §8.7). */
+  settlementBody(he) {
+    return h("div", {}, settlementElement(this.board, he, this.names), h("div.gate-line"));
+  }
+
+  /** After a reload between hands: the hand just finished, waiting for 继续. */
+  showGateSettlement() {
+    const last = this.board?.history?.[this.board.history.length - 1];
+    if (!this.room?.gate || !last || this.openDialog || this.board.seat === null) return;
+    const ready = this.room.gate.ready.includes(this.board.seat);
+    if (ready) return;
+    this.queueDialog("settlement", t("settlement"), () => this.settlementBody(last), t("ready"),
+      () => this.ready());
+  }
+
+  closeSettlement() {
+    if (this.openDialog?.kind === "settlement") {
+      this.openDialog.close();
+      this.openDialog = null;
+      this.nextDialog();
+    }
+    this.dialogs = this.dialogs.filter((d) => d.kind !== "settlement");
+  }
+
+  /** 继续: ready for the next hand (the server starts it when all are ready). */
+  ready() {
+    if (this.board && this.board.seat !== null && this.room?.gate) this.send({ type: "ready" });
+  }
+
+  showHistory() {
+    if (!this.board) return;
+    dialog(t("history"), historyElement(this.board.history, this.names, this.board.n),
+      [[t("close")]]);
+  }
+
+  sendPhrase(i) {
+    this.send({ type: "phrase", phrase: i });
+    this.root.querySelector("details.phrases")?.removeAttribute("open");
+  }
+
+  showPhrase(seat, i) {
+    sound("phrase");
+    const panel = this.root.querySelector(`section.seat[data-seat="${seat}"]`);
+    const bubble = h("div.phrase-bubble", { role: "status" }, `${seatName(this.names, seat)}: ${phraseText(i)}`);
+    (panel || document.body).append(bubble);
+    setTimeout(() => bubble.remove(), 4000);
   }
 
   /** Show a dialog after the open one; a newer settlement replaces an unread one. */
@@ -268,7 +365,7 @@ export class RoomPage {
       this.connect();
       await this.refreshRoom();
     } catch (e) {
-      this.error = e.message;
+      this.error = e.text;
       this.render();
     }
   }
@@ -278,7 +375,7 @@ export class RoomPage {
       await api("POST", `/api/rooms/${this.roomId}/${path}`, body, this.token);
       await this.refreshRoom();
     } catch (e) {
-      this.error = e.message;
+      this.error = e.text;
       this.render();
     }
   }
@@ -289,7 +386,7 @@ export class RoomPage {
     try {
       await api("POST", `/api/rooms/${this.roomId}/leave`, {}, this.token);
     } catch (e) {
-      this.toast(e.message);
+      this.toast(e.text);
     }
     forgetSeat(this.roomId);
     location.href = "/";
@@ -303,10 +400,22 @@ export class RoomPage {
 
   // ---------------------------------------------------------------- rendering
 
+  /** Presence of seat i for its panel: room info, ready mark between hands, its clock. */
+  presence(i) {
+    const seat = this.room?.seats.find((x) => x.seat === i);
+    const gate = this.room?.gate;
+    const c = this.clock;
+    const running = c && this.board && !this.board.over && !gate && c.deadline_ms > Date.now()
+      && ((c.phase === "turn" && c.seat === i && this.board.turn === i && this.board.phase === "turn"));
+    return { seat, ready: gate ? gate.ready.includes(i) : null, clock: running ? c.deadline_ms : null };
+  }
+
   ctx() {
+    const b = this.board;
     return {
-      board: this.board, names: this.names, actions: this.prompt?.actions || [],
-      selected: this.selected, hints: this.hints,
+      board: b, names: this.names, actions: this.prompt?.actions || [],
+      selected: this.selected, hints: this.hints, deadline: this.prompt?.deadline_ms,
+      presence: b && b.seat !== null ? this.presence(b.seat) : null,
       onSelect: (i, tile, o) => this.select(i, tile, o),
       onDiscard: (tile) => this.discardTile(tile),
       onAction: (a) => this.act(a),
@@ -318,6 +427,14 @@ export class RoomPage {
   }
 
   tick() {
+    // every visible countdown: seat clocks, the claim bar, the gate between hands
+    document.querySelectorAll("[data-deadline]").forEach((n) => {
+      n.textContent = t("seconds", secondsLeft(Number(n.dataset.deadline)));
+    });
+    const gate = this.room?.gate;
+    document.querySelectorAll(".gate-line").forEach((n) => {
+      n.replaceChildren(...(gate ? this.gateParts(gate) : []));
+    });
     const node = this.root.querySelector(".countdown");
     if (!node) return;
     const deadline = this.prompt?.deadline_ms;
@@ -333,7 +450,22 @@ export class RoomPage {
     node.querySelector(".bar").style.width = `${Math.min(100, (100 * left) / total)}%`;
   }
 
+  /** "第2局 12秒后开始 · 等待：Bob" (RULES §8.7: no clock before the deal). */
+  gateParts(gate) {
+    const waiting = (this.room?.seats || []).filter((s) => !gate.ready.includes(s.seat))
+      .map((s) => seatName(this.names, s.seat));
+    return [
+      h("span.gate-count", {}, t("gate_wait", gate.hand_no, secondsLeft(gate.deadline_ms))),
+      waiting.length ? h("span.gate-waiting", {}, ` · ${t("gate_waiting_for", waiting.join("、"))}`) : null,
+    ];
+  }
+
   render() {
+    if (this.unknown) {
+      this.root.replaceChildren(h("main.unknown-room", {}, h("h2", {}, t("room_unknown_title")),
+        h("p", {}, t("room_unknown", this.roomId)), h("p", {}, h("a.button", { href: "/" }, t("back_lobby")))));
+      return;
+    }
     const open = !this.board && (!this.room || this.room.status === "open");
     this.root.replaceChildren(open ? this.waitingRoom() : this.table());
     this.tick();
@@ -347,42 +479,77 @@ export class RoomPage {
     ];
   }
 
+  async loadShare() {
+    if (this.share !== undefined) return;
+    this.share = null;
+    try {
+      this.share = await api("GET", `/api/rooms/${this.roomId}/share`);
+    } catch {
+      this.share = null;
+    }
+    this.render();
+  }
+
   waitingRoom() {
     const room = this.room;
     if (!room) return h("main.waiting", {}, this.statusLine());
-    const link = `${location.origin}/room/${this.roomId}`;
+    this.loadShare();
+    // the server builds the link from the address friends can use (--public-url, LAN)
+    const link = this.share?.url || `${location.origin}/room/${this.roomId}`;
     const mySeat = this.mine?.seat;
+    const seated = mySeat !== undefined && mySeat !== null;
     const isOwner = room.seats.find((s) => s.seat === mySeat)?.owner && this.token;
+    const botPick = (selected) => h("select.bot-level", { "aria-label": t("bot_level") },
+      BOTS.map((b) => h("option", { value: b, selected: b === selected ? true : null }, botName(b))));
     const seats = room.seats.map((s) => {
       const free = s.name === null && !s.bot;
-      let actions = null;
+      const parts = [];
       if (free) {
-        const pick = h("select.bot-level", { "aria-label": t("add_bot") },
-          BOTS.map((b) => h("option", { value: b }, b)));
-        actions = h("span.seat-actions", {},
-          mySeat === undefined || mySeat === null
-            ? h("button.take-seat", { onclick: () => this.takeSeat(s.seat) }, t("join")) : null,
-          isOwner ? [pick, h("button.add-bot", {
+        if (!seated) parts.push(h("button.take-seat", { onclick: () => this.takeSeat(s.seat) }, t("join")));
+        if (isOwner) {
+          const pick = botPick("efficiency");
+          parts.push(pick, h("button.add-bot", {
             onclick: () => this.ownerCall("bots", { seat: s.seat, bot: pick.value }),
-          }, t("add_bot"))] : null);
+          }, t("add_bot")));
+        }
+      } else if (isOwner && s.seat !== mySeat) {
+        if (s.bot) {
+          const pick = botPick(s.bot);
+          pick.classList.add("swap-bot");
+          pick.addEventListener("change", () => this.ownerCall("bots", { seat: s.seat, bot: pick.value }));
+          parts.push(pick);
+        }
+        parts.push(h("button.remove-seat", { onclick: () => this.removeSeat(s.seat) }, t("remove")));
       }
+      const me = s.seat === mySeat;
       return h("li.seat-slot", { dataset: { seat: s.seat } },
-        h("b", {}, `${t("seat")} ${s.seat + 1}`), " ",
-        free ? h("i", {}, t("empty")) : seatName(this.names, s.seat),
-        s.owner ? ` · ${t("owner")}` : "", s.seat === mySeat ? ` · ${t("you")}` : "",
-        actions);
+        h("b", {}, t("seat_no", s.seat + 1)), " ",
+        free ? h("i", {}, t("empty")) : [seatName(this.names, s.seat), " ", ratingChip(this.names, s.seat)],
+        s.owner ? ` · ${t("owner")}` : "", me ? ` · ${t("you")}` : "",
+        free ? null : h(`span.${s.ready ? "chip-ready" : "chip-notready"}`, {},
+          s.ready ? `✓ ${t("ready_mark")}` : t("not_ready")),
+        !free && !s.bot && !s.connected ? h("span.chip-offline", {}, t("offline")) : null,
+        me ? h("button.toggle-ready", { onclick: () => this.send({ type: "ready", on: !s.ready }) },
+          s.ready ? t("unprepare") : t("prepare")) : null,
+        parts.length ? h("span.seat-actions", {}, parts) : null);
     });
     const copy = () => navigator.clipboard?.writeText(link).then(() => this.toast(t("copied")));
+    const qr = this.share?.qr_svg
+      ? h("img.qr", { alt: `${t("qr")}: ${link}`, src: `data:image/svg+xml;charset=utf-8,${encodeURIComponent(this.share.qr_svg)}` })
+      : null;
     return h("main.waiting", {},
-      h("h2", {}, room.name || this.roomId),
+      h("h2", {}, roomTitle(room)),
       this.statusLine(),
-      h("p.share", {}, `${t("share")}: `, h("input.share-link", { value: link, readonly: true,
-        onfocus: (e) => e.target.select() }),
-      h("button.copy-link", { onclick: copy, title: t("copy_link") }, icon("copy"), ` ${t("copy")}`)),
-      h("p.rules-line", {}, h("b", {}, `${t("rules")}: `), rulesSummary(room.rules)),
-      mySeat === undefined || mySeat === null
-        ? h("p", {}, h("label", {}, `${t("your_name")} `, h("input#seat-name", { value: savedName(),
-          maxlength: 40 }))) : null,
+      h("div.share-box", {},
+        h("p.share", {}, `${t("share")}: `, h("input.share-link", { value: link, readonly: true,
+          onfocus: (e) => e.target.select() }),
+        h("button.copy-link", { onclick: copy, title: t("copy_link") }, icon("copy"), ` ${t("copy")}`)),
+        qr, h("p.share-help", {}, t("share_help"))),
+      h("p.rules-line", {}, h("b", {}, `${t("rules")}: `), rulesSummary(room.rules), " ",
+        ruleLink("3", t("rules_link"))),
+      seated ? null
+        : h("p", {}, h("label", {}, `${t("your_name")} `, h("input#seat-name", { value: savedName(),
+          maxlength: 40 }))),
       h("ul.seat-list", {}, seats),
       h("p.buttons", {},
         isOwner ? h("button.start", { onclick: () => this.ownerCall("start", {}),
@@ -391,10 +558,23 @@ export class RoomPage {
         h("span.note", {}, room.status === "open" ? t("waiting") : "")));
   }
 
+  async removeSeat(seat) {
+    try {
+      await api("DELETE", `/api/rooms/${this.roomId}/seats/${seat}`, undefined, this.token);
+      await this.refreshRoom();
+    } catch (e) {
+      this.error = e.text;
+      this.render();
+    }
+  }
+
   table() {
     const b = this.board;
     if (!b) return h("main.table-page", {}, this.statusLine());
     const seated = b.seat !== null && b.seat !== undefined;
+    const gate = this.room?.gate;
+    const myReady = gate && seated && gate.ready.includes(b.seat);
+    const spectators = this.room?.spectators || 0;
     const toolbar = h("div.toolbar", {},
       seated ? h("label.auto", {}, h("input", { type: "checkbox", checked: this.autoOn || null,
         onchange: () => this.toggleAuto() }), ` ${t("auto")}`) : h("span.spectating", {}, t("spectating")),
@@ -402,6 +582,11 @@ export class RoomPage {
         title: this.hintsAvailable ? null : t("no_hints"),
         disabled: this.prompt && this.hintsAvailable ? null : true }, t("hint")) : null,
       this.suggestion ? h("span.suggestion", {}, `${t("suggest")}: ${describe(this.suggestion)}`) : null,
+      h("button.history-btn", { onclick: () => this.showHistory() }, t("history")),
+      seated ? h("details.phrases", {}, h("summary", {}, t("phrases")),
+        h("div.phrase-menu", {}, PHRASES.map((_, i) => h("button.phrase", { onclick: () => this.sendPhrase(i) },
+          phraseText(i))))) : null,
+      spectators ? h("span.spectator-count", {}, t("spectators", spectators)) : null,
       b.over ? h("a", { href: `/replay/${this.roomId}` }, t("replay")) : null,
       seated ? h("button.leave", { onclick: () => this.leave() }, t("leave")) : null);
     // a real table: you at the bottom, 下家 on the right, 对家 at the top, 上家 on the left
@@ -409,12 +594,19 @@ export class RoomPage {
     for (let i = 0; i < b.n; i += 1) {
       const pos = positionOf(b, i);
       if (pos === "bottom" && seated) continue;
-      areas[pos].push(seatPanel(b, i, this.names, { showHand: b.phase === "over" }));
+      areas[pos].push(seatPanel(b, i, this.names, { showHand: b.phase === "over",
+        presence: this.presence(i) }));
     }
     const own = seated ? ownArea(this.ctx()) : areas.bottom;
+    const gateBar = gate && !b.over ? h("div.gate-bar", { role: "status" }, h("div.gate-line"),
+      seated && !myReady ? h("button.ready-btn", { onclick: () => this.ready() }, t("ready")) : null,
+      b.handEnd ? h("button.show-settlement", { onclick: () => this.queueDialog("settlement",
+        t("settlement"), () => this.settlementBody(b.handEnd), t("ready"), () => this.ready()) },
+      t("settlement")) : null) : null;
     return h("main.table-page", {},
       this.statusLine(),
       toolbar,
+      gateBar,
       h(`div.table.n${b.n}`, {},
         h("div.area-top", {}, areas.top),
         h("div.area-left", {}, areas.left),
@@ -423,7 +615,7 @@ export class RoomPage {
           h("div.hint-panel", { "aria-live": "polite" }),
           h("div.log", {}, this.log.slice(-3).map((x) => h("div", {}, x)))),
         h("div.area-bottom", {}, own)),
-      h("p.rules-line", {}, rulesSummary(b.rules)));
+      h("p.rules-line", {}, rulesSummary(b.rules), " ", ruleLink("3", t("rules_link"))));
   }
 
   renderHintPanel() {

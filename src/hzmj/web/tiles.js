@@ -161,7 +161,7 @@ function drawFace(svg, name) {
  */
 export function tileElement(name, opts = {}) {
   const box = document.createElement("span");
-  box.className = "tile" + (opts.small ? " small" : "");
+  box.className = "tile" + (opts.small ? " small" : "") + (opts.large ? " large" : "");
   const svg = el("svg", { viewBox: "0 0 60 80", "aria-hidden": "true" });
   if (!name || opts.back) {
     box.classList.add("back");

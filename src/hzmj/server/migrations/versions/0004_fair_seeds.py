@@ -1,7 +1,7 @@
 """Fair seeds: each room's salt (the seed's commitment) and whether its client chose it.
 
-Revision ID: 0002
-Revises: 0001
+Revision ID: 0004
+Revises: 0003
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0002"
-down_revision: str | None = "0001"
+revision: str = "0004"
+down_revision: str | None = "0003"
 
 
 def upgrade() -> None:

@@ -1,0 +1,93 @@
+"""AI review of one seat's play in a recorded match (``hzmj review``, the replay page).
+
+The record is replayed action by action; at every decision of the seat that offered a
+choice, the reviewing bot is shown exactly what the seat saw then (``Match.view(seat)``,
+RULES §13, never another hand or the wall) and values its top choices and the move
+played.  ``loss`` is how much less the bot valued the move played than its best one (0
+when they agree), in the bot's own unit (the expert's: expected points of the hand).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from hzmj.bots.base import Bot
+from hzmj.bots.registry import make_bot, sees_all
+from hzmj.events import Action
+from hzmj.record import RecordError, replay_steps
+
+DEFAULT_BOT: Final = "expert"
+COSTLIEST: Final = 5
+TOP: Final = 3
+
+UNITS: Final = {"expert": "expected points of the hand", "strong": "expected multiplier M",
+                "efficiency": "efficiency score", "random": "uniform"}
+
+
+def review(record: Mapping[str, Any], seat: int, bot: str = DEFAULT_BOT,
+           progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Review ``seat``'s decisions in ``record`` with the bot called ``bot``.
+
+    Returns ``{"seat", "bot", "unit", "hands", "decisions": [...], "reviewed",
+    "agreement", "loss_total", "loss_per_hand", "costliest": [...]}``; a decision is
+    ``{"index", "hand_no", "played", "best", "agree", "loss", "top"}`` (``index``: the
+    action's place in the record; ``top``: the bot's best choices with their values;
+    ``loss``: ``None`` when the bot did not value the move played).  ``ValueError`` for a
+    seat not at the table or a bot that sees hidden tiles; :class:`RecordError` for a
+    record that does not replay.
+    """
+    if sees_all(bot):
+        raise ValueError(f"{bot} sees every tile: a review uses the seat's view only")
+    reviewer = make_bot(bot, 0)
+    match, steps = replay_steps(record)
+    if not (isinstance(seat, int) and 0 <= seat < match.n):
+        raise ValueError(f"seat must be 0..{match.n - 1}, got {seat!r}")
+    from hzmj.game import Match  # replayed again, stopping at each decision
+
+    live = Match(match.rules, match.seed)
+    total_mine = sum(1 for s in steps[1:] if s.action is not None and s.action.seat == seat)
+    done = 0
+    decisions = []
+    for i, step in enumerate(steps[1:]):
+        action = step.action
+        assert action is not None
+        if action.seat == seat and not live.is_auto(seat) and action.type != "escape":
+            legal = live.legal_actions(seat)
+            if len(legal) > 1:
+                decisions.append(_decision(i, live.hand_no, reviewer,
+                                           live.view(seat), legal, action))
+            done += 1
+            if progress:
+                progress(done, total_mine)
+        try:
+            live.apply(action)
+        except ValueError as exc:  # pragma: no cover - replay_steps applied it already
+            raise RecordError(f"action {i} does not apply: {exc}") from None
+    valued = [d["loss"] for d in decisions if d["loss"] is not None]
+    hands = len(match.results) or 1
+    total = sum(valued)
+    return {
+        "seat": seat, "bot": bot, "unit": UNITS.get(bot.partition(":")[0].partition("@")[0], ""),
+        "hands": len(match.results), "decisions": decisions, "reviewed": len(decisions),
+        "agreement": round(statistics.fmean(d["agree"] for d in decisions), 4)
+        if decisions else None,
+        "loss_total": round(total, 4), "loss_per_hand": round(total / hands, 4),
+        "costliest": sorted((d for d in decisions if d["loss"]),
+                            key=lambda d: -d["loss"])[:COSTLIEST],
+    }
+
+
+def _decision(index: int, hand_no: int, bot: Bot, view: dict[str, Any],
+              legal: list[Action], played: Action) -> dict[str, Any]:
+    ranked = bot.explain(view, legal, include=played)
+    best = ranked[0]
+    mine = next((c for c in ranked if c.action == played), None)
+    agree = best.action == played
+    loss = 0.0 if agree else (max(0.0, best.value - mine.value) if mine is not None else None)
+    top = ranked[:TOP] + ([mine] if mine is not None and mine not in ranked[:TOP] else [])
+    return {"index": index, "hand_no": hand_no, "played": played.to_json(),
+            "best": best.action.to_json(), "agree": agree,
+            "loss": round(loss, 4) if loss is not None else None,
+            "top": [c.to_json() for c in top]}

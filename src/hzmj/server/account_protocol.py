@@ -1,0 +1,210 @@
+"""The accounts API's bodies (``docs/protocol.md``, "Accounts"): sign-up, log-in, the
+signed-in player, match history, profiles and the leaderboard.  Part of
+:func:`hzmj.server.protocol.protocol_schema`."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+Json = dict[str, object]
+DELETED_PLAYER = "deleted player"
+_USERNAME = re.compile(r"[a-z0-9_.-]{3,24}")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def username(text: str) -> str:
+    """3–24 of ``a-z 0-9 _ . -``; compared without case (stored in lower case)."""
+    low = text.lower()
+    if not _USERNAME.fullmatch(low):
+        raise ValueError("must be 3 to 24 letters a-z, digits, '_', '.' or '-'")
+    return low
+
+
+# letters that render as nothing although Unicode files them as letters or marks
+# (Hangul fillers, braille blank, combining grapheme joiner, Mongolian selectors)
+_BLANK = frozenset("\u034f\u115f\u1160\u2800\u3164\uffa0\u180b\u180c\u180d\u180e\u180f")
+_MAX_MARKS = 2  # combining marks in a row (stacked accents hide the letters around them)
+
+
+def unicode_text(text: str) -> str:
+    """Text that can be written as UTF-8: lone surrogates raise ``ValueError``."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("must be valid Unicode text (no lone surrogates)") from None
+    return text
+
+
+def player_name(text: str, longest: int = 24) -> str:
+    """A name shown to other players (display names, seat names): 1–``longest``
+    characters after trimming, no control or invisible (Unicode ``C*``) characters, no
+    blank-looking letters, at most two combining marks in a row, and nothing that reads
+    as the name that stands for deleted accounts (compared after NFKC, case folding and
+    collapsing white space, so full-width letters or a no-break space do not pass).
+
+    Raises ``ValueError`` with the reason."""
+    text = unicodedata.normalize("NFC", unicode_text(text).strip())
+    if not 1 <= len(text) <= longest:
+        raise ValueError(f"must be 1 to {longest} characters")
+    if any(unicodedata.category(c)[0] == "C" or c in _BLANK for c in text):
+        raise ValueError("must not contain control or invisible characters")
+    if not any(unicodedata.category(c)[0] in "LNPS" for c in text):
+        raise ValueError("must contain a visible character")
+    marks = 0
+    for c in text:
+        marks = marks + 1 if unicodedata.category(c)[0] == "M" else 0
+        if marks > _MAX_MARKS:
+            raise ValueError("must not stack more than two combining marks")
+    if " ".join(unicodedata.normalize("NFKC", text).casefold().split()) == DELETED_PLAYER:
+        raise ValueError(f"{DELETED_PLAYER!r} is reserved")
+    return text
+
+
+def password(text: str) -> str:
+    if not 8 <= len(text) <= 128:
+        raise ValueError("must be 8 to 128 characters")
+    if "\x00" in text:
+        raise ValueError("must not contain NUL characters")
+    return unicode_text(text)
+
+
+Username = Annotated[str, AfterValidator(username)]
+DisplayName = Annotated[str, AfterValidator(player_name)]
+Password = Annotated[str, AfterValidator(password)]
+Text = Annotated[str, AfterValidator(unicode_text)]
+
+
+class Register(_Model):
+    username: Username = Field(description="for logging in; never shown to others")
+    password: Password = Field(description="8–128 characters; stored as an argon2 hash")
+    display_name: DisplayName = Field(description="what other players see")
+    bearer: bool = Field(default=False, description="true: answer with a bearer token for "
+                                                    "an API client instead of a cookie")
+
+
+class Login(_Model):
+    username: Text = Field(max_length=64)
+    password: Text = Field(max_length=128)
+    bearer: bool = False
+
+
+class DeleteAccount(_Model):
+    password: Text = Field(max_length=128, description="asked again before deleting")
+
+
+class Account(_Model):
+    id: str = Field(description="public id (profiles: /api/players/{id})")
+    username: str
+    display_name: str
+    rating: int
+    rating_sigma: int
+    rated_matches: int
+
+
+class Me(_Model):
+    account: Account | None = Field(description="null: a guest")
+    guest: bool = Field(description="this browser has a guest id (its matches are kept)")
+    csrf: str | None = Field(description="send as X-CSRF-Token on every POST/DELETE made "
+                                         "with the session cookie")
+
+
+class SignedIn(_Model):
+    account: Account
+    csrf: str | None = Field(description="cookie sessions: the X-CSRF-Token value")
+    token: str | None = Field(description="bearer sessions: Authorization: Bearer TOKEN")
+    expires_at: float = Field(description="epoch seconds")
+    claimed_matches: int = Field(description="guest matches of this browser now yours")
+
+
+class Ok(_Model):
+    ok: bool = True
+
+
+class SeatName(_Model):
+    seat: int
+    name: str | None
+    bot: str | None
+    points: int | None
+    place: int | None
+
+
+class MatchSummary(_Model):
+    room_id: str
+    name: str
+    finished_at: float = Field(description="epoch seconds")
+    rules: Json
+    seat: int
+    place: int
+    players: int
+    points: int = Field(description="final points")
+    delta: int = Field(description="points won or lost over the match")
+    hands: int
+    rating_before: int | None
+    rating_after: int | None
+    seats: list[SeatName]
+    replay: str = Field(description="the replay page's path")
+
+
+class MyMatches(_Model):
+    matches: list[MatchSummary] = Field(description="newest first")
+
+
+class PlayerSummary(_Model):
+    matches: int
+    hands: int
+    hands_won: int
+    self_draws: int = Field(description="自摸")
+    baotou: int = Field(description="爆头 wins (财飘 and 七客 included)")
+    caipiao: int = Field(description="财飘 wins")
+    gangkai: int = Field(description="杠开 wins")
+    average_multiplier: float | None = Field(description="mean M of the won hands")
+    points_per_hand: float | None
+    first_places: int
+
+
+class RatingPoint(_Model):
+    finished_at: float
+    before: int
+    after: int
+
+
+class Profile(_Model):
+    kind: Literal["account", "bot"]
+    id: str
+    display_name: str
+    rating: int
+    rating_sigma: int
+    rated_matches: int
+    summary: PlayerSummary
+    rating_history: list[RatingPoint] = Field(description="newest first (at most 50)")
+
+
+class LeaderboardEntry(_Model):
+    rank: int
+    kind: Literal["account", "bot"]
+    id: str = Field(description="account public id, or the bot's name")
+    display_name: str
+    rating: int
+    rating_sigma: int
+    matches: int
+
+
+class Leaderboard(_Model):
+    entries: list[LeaderboardEntry] = Field(description="highest rating first")
+
+
+class SeatRatings(_Model):
+    ratings: list[int | None] = Field(description="per seat: the account's or bot level's "
+                                                   "rating; null for a guest or free seat")
+
+
+ACCOUNT_MODELS: tuple[type[BaseModel], ...] = (
+    Register, Login, DeleteAccount, Me, SignedIn, Ok, MyMatches, Profile, Leaderboard,
+    SeatRatings)

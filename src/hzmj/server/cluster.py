@@ -1,0 +1,736 @@
+"""Many server processes (nodes) sharing PostgreSQL and Redis (``docs/scaling.md``).
+
+Each room is run by one node, its *owner*, which holds the room's lease in Redis (a key
+with a TTL that the owner renews) and the room's fencing epoch in the database
+(:meth:`Store.take_room`).  Any node answers any request: :class:`ClusterRouter` sends a
+command for a room owned elsewhere to its owner over Redis pub/sub (request and reply,
+with a timeout) and proxies a WebSocket to the owner's node, so a client never needs to
+know which node runs its table.  When a node dies its leases expire; the live nodes take
+its rooms (``SET NX`` on the lease: exactly one taker), rebuild them by replaying their
+stored actions and carry on.  New rooms go to the least-loaded live node; ``hzmj node
+drain`` makes a node hand its rooms over.
+
+Redis keys (all under ``hzmj:``): ``nodes`` (set of node ids), ``node:<id>`` (the node's
+URL and state, expires unless refreshed), ``load`` (hash: node -> rooms), ``live`` (set of
+unfinished rooms), ``lease:<room>`` (owner node id, with TTL), ``infos`` (hash: room ->
+lobby entry), ``drain:<id>``; channels ``cmd:<id>`` (requests and replies for a node) and
+``lobby`` (room updates, rooms given up).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import logging
+import math
+import os
+import random
+import re
+import secrets
+import time
+from collections.abc import Awaitable, Callable, Coroutine, MutableMapping
+from dataclasses import dataclass
+from typing import Any, cast
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, WebSocketException
+from websockets.typing import Subprotocol
+
+from hzmj.rules import Rules
+from hzmj.server.config import ServerConfig
+from hzmj.server.protocol import RoomInfo
+from hzmj.server.rooms import Lobby, Room
+from hzmj.server.storage import Store
+
+log = logging.getLogger("hzmj.server.cluster")
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+PREFIX = "hzmj:"
+NODES, LOAD, LIVE, INFOS, LOBBY = (PREFIX + k for k in ("nodes", "load", "live", "infos",
+                                                        "lobby"))
+FORWARDED = "hzmj.forwarded"  # scope key of a request a node runs for another node
+PROXIED = b"x-hzmj-proxied"  # header of a WebSocket a node proxies to the owner
+ROOM_PATH = re.compile(r"^/(?:api/rooms|api/matches|ws/rooms)/([^/]+)")
+HOP_HEADERS = {b"host", b"connection", b"upgrade", b"content-length"}
+
+
+def node_key(node: str) -> str:
+    return f"{PREFIX}node:{node}"
+
+
+def lease_key(room_id: str) -> str:
+    return f"{PREFIX}lease:{room_id}"
+
+
+def drain_key(node: str) -> str:
+    return f"{PREFIX}drain:{node}"
+
+
+def channel(node: str) -> str:
+    return f"{PREFIX}cmd:{node}"
+
+
+# renew every lease still ours; the 1-based positions of the ones that are not
+RENEW = """
+local lost = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('get', key) == ARGV[1] then redis.call('pexpire', key, ARGV[2])
+  else table.insert(lost, i) end
+end
+return lost
+"""
+RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0"
+
+
+class Unavailable(Exception):
+    """A room is between owners (its node died and no node has taken it yet)."""
+
+
+@dataclass(frozen=True)
+class Node:
+    """A live node as its heartbeat describes it."""
+
+    id: str
+    url: str
+    rooms: int
+    draining: bool
+
+
+def _redis(url: str) -> aioredis.Redis:
+    return aioredis.Redis.from_url(url, decode_responses=True, socket_timeout=5,
+                                   socket_connect_timeout=5, health_check_interval=10)
+
+
+async def live_nodes(r: aioredis.Redis) -> list[Node]:
+    """Every node whose heartbeat has not expired, with its load (rooms it owns); the
+    expired ones are struck off."""
+    ids = sorted(cast(set[str], await r.smembers(NODES)))
+    if not ids:
+        return []
+    beats = await r.mget([node_key(i) for i in ids])
+    loads = await r.hgetall(LOAD)
+    nodes, dead = [], []
+    for node_id, beat in zip(ids, beats, strict=True):
+        if beat is None:
+            dead.append(node_id)
+            continue
+        info = json.loads(beat)
+        nodes.append(Node(node_id, info["url"], int(loads.get(node_id, info["rooms"])),
+                          bool(info["draining"])))
+    if dead:
+        await r.srem(NODES, *dead)
+        await r.hdel(LOAD, *dead)
+    return nodes
+
+
+class ClusterLobby(Lobby):
+    """The lobby of one node: the rooms it owns, and its part in the cluster."""
+
+    def __init__(self, store: Store, config: ServerConfig) -> None:
+        super().__init__(store, config)
+        assert config.redis, "ClusterLobby needs config.redis"
+        self.node_id = config.node_id or f"{os.uname().nodename}-{secrets.token_hex(3)}"
+        self.url = (config.node_url or "").rstrip("/")
+        self.ttl_ms = int(config.lease_ttl * 1000)
+        self.redis = _redis(config.redis)
+        self._renew = self.redis.register_script(RENEW)
+        self._release = self.redis.register_script(RELEASE)
+        self.app: ASGIApp | None = None  # the whole application, for forwarded requests
+        self.owned: set[str] = set()  # rooms whose lease this node holds
+        self.draining = False
+        self._dirty: set[str] = set()
+        self._wake_flush = asyncio.Event()
+        self._wake_scan = asyncio.Event()
+        self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        self._background: set[asyncio.Task[None]] = set()  # one-off jobs, kept referenced
+        store.on_stale = self._on_stale
+
+    # ------------------------------------------------------------------ life cycle
+
+    async def restore(self) -> None:
+        """Join the cluster: announce this node, list the unfinished rooms of the
+        database as live (a Redis that lost its data learns them again), and start the
+        loops that renew leases, take orphaned rooms and answer other nodes."""
+        try:
+            await self.redis.ping()
+        except (RedisError, OSError) as exc:
+            raise RuntimeError(f"Redis at {self.config.redis} cannot be reached: {exc}") \
+                from None
+        await self.redis.delete(drain_key(self.node_id))
+        ids = await self.store.unfinished_ids()
+        if ids:
+            await self.redis.sadd(LIVE, *ids)
+        await self._beat()
+        subscribed = asyncio.Event()
+        self._tasks = [asyncio.create_task(coro) for coro in (
+            self._heartbeat(), self._scan_loop(), self._flush_loop(), self._listen(subscribed))]
+        await asyncio.wait_for(subscribed.wait(), 10)
+        log.info("node %s joined at %s", self.node_id, self.url)
+        self.start_services()
+
+    async def close(self) -> None:
+        """Leave: give every room up at once (the other nodes take them without waiting
+        for the leases to expire), then stop."""
+        self.draining = True
+        await asyncio.gather(*(self._give_up(room_id, 1012, "server restarting")
+                               for room_id in list(self.owned)))
+        for task in [*self._tasks, *self._background]:
+            task.cancel()
+        await asyncio.gather(*self._tasks, *self._background, return_exceptions=True)
+        try:
+            await self.redis.delete(node_key(self.node_id))
+            await self.redis.srem(NODES, self.node_id)
+            await self.redis.hdel(LOAD, self.node_id)
+        except RedisError:
+            log.warning("node %s: could not deregister", self.node_id)
+        await self.redis.aclose()
+        await super().close()
+
+    # ------------------------------------------------------------------ rooms
+
+    async def create(self, rules: Rules, name: str, seed: int | None) -> Room:
+        room = await super().create(rules, name, seed)
+        await self.redis.set(lease_key(room.id), self.node_id, px=self.ttl_ms)
+        await self.store.take_room(room.id)
+        await self.redis.sadd(LIVE, room.id)
+        self._own(room)
+        return room
+
+    async def forget(self, room_id: str) -> None:
+        """A room evicted after its match or expired unplayed: free its lease and take
+        it out of the cluster's lobby (its stored state stays)."""
+        self.store.fences.pop(room_id, None)
+        if room_id not in self.owned:
+            return  # a finished room: its lease went when it ended
+        self.owned.discard(room_id)
+        try:
+            await self.redis.srem(LIVE, room_id)
+            await self.redis.hdel(INFOS, room_id)
+            await self._release(keys=[lease_key(room_id)], args=[self.node_id])
+            await self._set_load()
+        except RedisError:
+            log.warning("node %s: could not free room %s; its lease will expire",
+                        self.node_id, room_id)
+
+    def _own(self, room: Room) -> None:
+        self.owned.add(room.id)
+        room.on_change = self._changed
+        self._changed(room)
+
+    async def infos(self) -> list[RoomInfo]:
+        """The lobby of the whole cluster (each owner publishes its rooms), and the rooms
+        finished here."""
+        mine = {r.id: r.info() for r in self.rooms.values()}
+        try:
+            shared = cast(dict[str, str], await self.redis.hgetall(INFOS))
+        except RedisError:
+            return list(mine.values())
+        everyone = {k: RoomInfo.model_validate_json(v) for k, v in shared.items()}
+        return list({**everyone, **mine}.values())
+
+    def _changed(self, room: Room) -> None:
+        self._dirty.add(room.id)
+        self._wake_flush.set()
+
+    async def _flush_loop(self) -> None:
+        """Publish changed rooms' lobby entries; give up finished rooms' leases."""
+        while True:
+            await self._wake_flush.wait()
+            self._wake_flush.clear()
+            dirty, self._dirty = self._dirty, set()
+            try:
+                await self._flush(dirty)
+            except RedisError:
+                log.warning("node %s: lobby update failed; retrying", self.node_id)
+                self._dirty |= dirty
+                await asyncio.sleep(0.5)
+                self._wake_flush.set()
+            await asyncio.sleep(0.05)  # a burst of changes costs one round
+
+    async def _flush(self, dirty: set[str]) -> None:
+        for room_id in dirty:
+            room = self.rooms.get(room_id)
+            if room is None or room_id not in self.owned:
+                continue
+            info = room.info()
+            if info.status == "over":  # nothing left to own: the database has the record
+                self.owned.discard(room_id)
+                await self.redis.srem(LIVE, room_id)
+                await self.redis.hdel(INFOS, room_id)
+                await self._release(keys=[lease_key(room_id)], args=[self.node_id])
+                await self._set_load()
+            else:
+                await self.redis.hset(INFOS, room_id, info.model_dump_json())
+            await self.redis.publish(LOBBY, json.dumps({"type": "room",
+                                                        "room": info.model_dump()}))
+
+    async def _set_load(self) -> None:
+        await self.redis.hset(LOAD, self.node_id, len(self.owned))
+
+    # ------------------------------------------------------------------ leases
+
+    async def _heartbeat(self) -> None:
+        while True:
+            await asyncio.sleep(self.ttl_ms / 3000)
+            try:
+                await self._beat()
+            except RedisError:
+                # rooms go on: no other node can take them while Redis is away, and the
+                # fencing epoch refuses our writes if one did
+                log.warning("node %s: Redis unreachable; keeping rooms", self.node_id)
+
+    async def _beat(self) -> None:
+        owned = sorted(self.owned)
+        lost: list[str] = []
+        for i in range(0, len(owned), 500):
+            chunk = owned[i:i + 500]
+            gone = await self._renew(keys=[lease_key(r) for r in chunk],
+                                     args=[self.node_id, self.ttl_ms])
+            lost += [chunk[int(k) - 1] for k in gone]
+        for room_id in lost:
+            # expired (this process stalled) and maybe not taken: take it back if free;
+            # if another node took it meanwhile, its epoch fences our writes
+            if not await self.redis.set(lease_key(room_id), self.node_id, nx=True,
+                                        px=self.ttl_ms):
+                await self._lost(room_id)
+        if not self.draining and await self.redis.exists(drain_key(self.node_id)):
+            self._spawn(self.drain())
+        beat = json.dumps({"url": self.url, "rooms": len(self.owned),
+                           "draining": self.draining, "pid": os.getpid(), "at": time.time()})
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.set(node_key(self.node_id), beat, px=self.ttl_ms)
+            pipe.sadd(NODES, self.node_id)
+            pipe.hset(LOAD, self.node_id, len(self.owned))
+            await pipe.execute()
+
+    def _spawn(self, job: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(job)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def _on_stale(self, room_id: str) -> None:
+        """The database refused a write: another node owns the room now."""
+        self._spawn(self._lost(room_id))
+
+    async def _lost(self, room_id: str) -> None:
+        log.warning("node %s: room %s was taken by another node", self.node_id, room_id)
+        self.owned.discard(room_id)
+        self.store.unfence(room_id)
+        await self.drop(room_id, 1012, "the room moved to another server")
+
+    async def _give_up(self, room_id: str, code: int, reason: str) -> None:
+        """Stop a room here and free its lease for another node to take at once."""
+        await self.drop(room_id, code, reason)
+        self.store.unfence(room_id)
+        self.owned.discard(room_id)
+        try:
+            await self._release(keys=[lease_key(room_id)], args=[self.node_id])
+            await self._set_load()
+            await self.redis.publish(LOBBY, json.dumps({"type": "released", "room": room_id}))
+        except RedisError:
+            log.warning("node %s: could not free room %s; its lease will expire",
+                        self.node_id, room_id)
+
+    async def drain(self) -> None:
+        """Take no more rooms and hand every room over to the other nodes."""
+        if self.draining:
+            return
+        self.draining = True
+        log.info("node %s: draining %d rooms", self.node_id, len(self.owned))
+        await self._beat()  # placement stops choosing this node now
+        await asyncio.gather(*(self._give_up(room_id, 1012, "the room moved to another server")
+                               for room_id in list(self.owned)))
+        await self._set_load()
+
+    # ------------------------------------------------------------------ taking rooms
+
+    async def _scan_loop(self) -> None:
+        every = min(0.5, self.ttl_ms / 5000)
+        while True:
+            try:
+                async with asyncio.timeout(every):
+                    await self._wake_scan.wait()
+            except TimeoutError:
+                pass
+            self._wake_scan.clear()
+            try:
+                await self._scan()
+            except RedisError:
+                log.warning("node %s: Redis unreachable; not taking rooms", self.node_id)
+            except Exception:
+                log.exception("node %s: scan failed", self.node_id)
+
+    async def _scan(self) -> None:
+        """Take a fair share of the live rooms nobody holds a lease on."""
+        if self.draining:
+            return
+        live = cast(set[str], await self.redis.smembers(LIVE))
+        candidates = [r for r in live if r not in self.rooms]
+        if not candidates:
+            return
+        owners = await self.redis.mget([lease_key(r) for r in candidates])
+        orphans = [r for r, o in zip(candidates, owners, strict=True) if o is None]
+        if not orphans:
+            return
+        takers = [n for n in await live_nodes(self.redis) if not n.draining]
+        random.shuffle(orphans)
+        for room_id in orphans[:math.ceil(len(orphans) / max(1, len(takers)))]:
+            await self._take(room_id)
+
+    async def _take(self, room_id: str) -> None:
+        if not await self.redis.set(lease_key(room_id), self.node_id, nx=True,
+                                    px=self.ttl_ms):
+            return  # another node was quicker: the lease is the lock
+        try:
+            room = None
+            if await self.store.take_room(room_id) is not None:  # old owner's writes fail
+                found = await self.store.load_rooms(room_id=room_id)
+                room = await self.adopt(found[0]) if found else None
+        except Exception:
+            log.exception("node %s: taking room %s failed", self.node_id, room_id)
+            await self._release(keys=[lease_key(room_id)], args=[self.node_id])
+            return
+        if room is None:  # finished, gone, or does not replay: not live any more
+            await self.redis.srem(LIVE, room_id)
+            await self.redis.hdel(INFOS, room_id)
+            await self._release(keys=[lease_key(room_id)], args=[self.node_id])
+            return
+        log.info("node %s took room %s at action %d", self.node_id, room_id,
+                 len(room.match.actions) if room.match else 0)
+        self._own(room)
+        await self._set_load()
+
+    # ------------------------------------------------------------------ routing
+
+    async def route(self, method: str, path: str) -> str | None:
+        """The node that must serve a request (None: this one).  Raises
+        :class:`Unavailable` if its room has had no live owner for two lease TTLs."""
+        if path == "/api/rooms" and method == "POST":
+            return await self.place()
+        m = ROOM_PATH.match(path)
+        if m is None:
+            return None
+        room_id = m.group(1)
+        deadline = time.monotonic() + 2 * self.ttl_ms / 1000
+        while True:
+            if room_id in self.rooms:
+                return None
+            owner = cast(str | None, await self.redis.get(lease_key(room_id)))
+            if owner is not None and owner != self.node_id:
+                if await self.redis.exists(node_key(owner)):
+                    return owner
+            elif owner is None and not await self.redis.sismember(LIVE, room_id):
+                return None  # finished or unknown: this node's database answers
+            if time.monotonic() > deadline:
+                raise Unavailable(room_id)
+            self._wake_scan.set()
+            await asyncio.sleep(0.1)
+
+    async def place(self) -> str | None:
+        """The least-loaded live node that is not draining (None: this one)."""
+        nodes = [n for n in await live_nodes(self.redis) if not n.draining]
+        if not nodes:
+            return None
+        best = min(nodes, key=lambda n: (n.rooms, n.id != self.node_id))
+        return None if best.id == self.node_id else best.id
+
+    async def node_url(self, node: str) -> str | None:
+        beat = await self.redis.get(node_key(node))
+        return cast(str, json.loads(beat)["url"]) if beat else None
+
+    # ------------------------------------------------------------------ node to node
+
+    async def forward(self, node: str, request: dict[str, Any]) -> dict[str, Any] | None:
+        """Run an HTTP request on ``node`` and return its response (None: the node is
+        gone).  A node that does not answer within ``forward_timeout`` gives 504."""
+        rid = secrets.token_hex(8)
+        reply: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[rid] = reply
+        try:
+            message = json.dumps({**request, "type": "http", "id": rid, "from": self.node_id})
+            if not await self.redis.publish(channel(node), message):
+                return None
+            async with asyncio.timeout(self.config.forward_timeout):
+                return await reply
+        except TimeoutError:
+            body = json.dumps({"detail": f"node {node} did not answer in time"}).encode()
+            return {"status": 504, "headers": [["content-type", "application/json"]],
+                    "body": base64.b64encode(body).decode()}
+        finally:
+            self._pending.pop(rid, None)
+
+    async def _listen(self, subscribed: asyncio.Event) -> None:
+        while True:
+            try:
+                async with self.redis.pubsub() as pubsub:
+                    await pubsub.subscribe(channel(self.node_id), LOBBY)
+                    subscribed.set()
+                    async for msg in pubsub.listen():
+                        if msg["type"] == "message":
+                            self._on_message(json.loads(msg["data"]))
+            except (RedisError, OSError):
+                log.warning("node %s: pub/sub lost; reconnecting", self.node_id)
+                await asyncio.sleep(0.5)
+
+    def _on_message(self, msg: dict[str, Any]) -> None:
+        kind = msg.get("type")
+        if kind == "http":
+            self._spawn(self._serve(msg))
+        elif kind == "reply":
+            waiting = self._pending.get(msg["id"])
+            if waiting is not None and not waiting.done():
+                waiting.set_result(msg)
+        elif kind == "drain":
+            self._spawn(self.drain())
+        elif kind == "released":
+            self._wake_scan.set()
+
+    async def _serve(self, msg: dict[str, Any]) -> None:
+        """Run a request forwarded by another node and publish the response to it."""
+        assert self.app is not None
+        response = await call_app(self.app, msg)
+        await self.redis.publish(channel(msg["from"]),
+                                 json.dumps({**response, "type": "reply", "id": msg["id"]}))
+
+
+# ---------------------------------------------------------------------- ASGI plumbing
+
+
+async def call_app(app: ASGIApp, request: dict[str, Any]) -> dict[str, Any]:
+    """Run a serialized HTTP request through the application in this process."""
+    body = base64.b64decode(request["body"])
+    scope: Scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+        "method": request["method"], "scheme": "http", "path": request["path"],
+        "raw_path": request["path"].encode(), "root_path": "",
+        "query_string": request["query"].encode(),
+        "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in request["headers"]],
+        "client": tuple(request.get("client") or ("0.0.0.0", 0)), "server": None,
+        FORWARDED: True}
+    status, headers, parts = 500, [], []
+
+    async def send(message: Message) -> None:
+        nonlocal status, headers
+        if message["type"] == "http.response.start":
+            status = message["status"]
+            headers = [[k.decode("latin-1"), v.decode("latin-1")]
+                       for k, v in message.get("headers", [])]
+        elif message["type"] == "http.response.body":
+            parts.append(message.get("body", b""))
+
+    await app(scope, _replay_body(body), send)
+    return {"status": status, "headers": headers,
+            "body": base64.b64encode(b"".join(parts)).decode()}
+
+
+async def _read_body(receive: Receive) -> bytes:
+    chunks = []
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body"):
+            break
+    return b"".join(chunks)
+
+
+class ClusterRouter:
+    """ASGI middleware: sends requests and WebSockets for rooms owned by another node
+    there; everything else (and everything when not in a cluster) passes through."""
+
+    def __init__(self, app: ASGIApp, lobby: Callable[[], Lobby | None]) -> None:
+        self.app = app
+        self.lobby = lobby
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        lobby = self.lobby()
+        if (not isinstance(lobby, ClusterLobby) or scope["type"] not in ("http", "websocket")
+                or scope.get(FORWARDED)
+                or any(k == PROXIED for k, _ in scope.get("headers", []))):
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] == "http":
+            await self._http(lobby, scope, receive, send)
+        else:
+            await self._websocket(lobby, scope, receive, send)
+
+    async def _http(self, lobby: ClusterLobby, scope: Scope, receive: Receive,
+                    send: Send) -> None:
+        body: bytes | None = None
+        deadline = time.monotonic() + 2 * lobby.ttl_ms / 1000
+        while True:
+            try:
+                node = await lobby.route(scope["method"], scope["path"])
+            except Unavailable:
+                await _respond(send, 503, b'{"detail": "the room is moving to another '
+                                          b'server; try again"}')
+                return
+            if node is None:
+                if body is None:
+                    await self.app(scope, receive, send)
+                else:
+                    await self.app(scope, _replay_body(body), send)
+                return
+            if body is None:
+                body = await _read_body(receive)
+            client = scope.get("client")
+            response = await lobby.forward(node, {
+                "method": scope["method"], "path": scope["path"],
+                "query": scope.get("query_string", b"").decode("latin-1"),
+                "headers": [[k.decode("latin-1"), v.decode("latin-1")]
+                            for k, v in scope["headers"] if k not in HOP_HEADERS],
+                "body": base64.b64encode(body).decode(),
+                "client": list(client) if client else None})
+            if response is not None:
+                await send({"type": "http.response.start", "status": response["status"],
+                            "headers": [(k.encode("latin-1"), v.encode("latin-1"))
+                                        for k, v in response["headers"]]})
+                await send({"type": "http.response.body",
+                            "body": base64.b64decode(response["body"])})
+                return
+            if time.monotonic() > deadline:  # the node vanished and nobody took over
+                await _respond(send, 503, b'{"detail": "no server answers for the room; '
+                                          b'try again"}')
+                return
+            await asyncio.sleep(0.1)
+
+    async def _websocket(self, lobby: ClusterLobby, scope: Scope, receive: Receive,
+                         send: Send) -> None:
+        try:
+            node = await lobby.route("GET", scope["path"])
+        except Unavailable:
+            node = ""
+        if node is None:
+            await self.app(scope, receive, send)
+            return
+        url = await lobby.node_url(node) if node else None
+        upstream: ClientConnection | None = None
+        if url:
+            target = re.sub(r"^http", "ws", url) + scope["path"]
+            query = scope.get("query_string", b"").decode("latin-1")
+            headers = [(k.decode("latin-1"), v.decode("latin-1"))
+                       for k, v in scope["headers"]
+                       if k not in HOP_HEADERS and not k.startswith(b"sec-websocket")]
+            # the seat token travels as a subprotocol (never in a URL): pass them all on
+            offered = [Subprotocol(p) for p in scope.get("subprotocols") or []]
+            try:
+                upstream = await connect(target + (f"?{query}" if query else ""),
+                                         additional_headers=[*headers,
+                                                             (PROXIED.decode(), lobby.node_id)],
+                                         subprotocols=offered or None,
+                                         max_size=None, open_timeout=5)
+            except (OSError, TimeoutError, WebSocketException):
+                upstream = None
+        if await receive() != {"type": "websocket.connect"}:
+            if upstream is not None:
+                await upstream.close()
+            return
+        await send({"type": "websocket.accept",
+                    "subprotocol": upstream.subprotocol if upstream is not None else None})
+        if upstream is None:
+            await send({"type": "websocket.close", "code": 1013,
+                        "reason": "the room is moving to another server; try again"})
+            return
+        await _pipe(upstream, receive, send)
+
+
+async def _pipe(upstream: ClientConnection, receive: Receive, send: Send) -> None:
+    """Relay frames both ways until one side closes; pass the owner's close code on."""
+
+    async def client_to_owner() -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "websocket.disconnect":
+                await upstream.close()
+                return
+            data = message.get("text")
+            await upstream.send(data if data is not None else message.get("bytes") or b"")
+
+    async def owner_to_client() -> None:
+        try:
+            async for data in upstream:
+                key = "text" if isinstance(data, str) else "bytes"
+                await send({"type": "websocket.send", key: data})
+        except ConnectionClosed:
+            pass
+        code = upstream.close_code
+        reason = upstream.close_reason or ""
+        if code is None or code in (1005, 1006):  # the owner died: the client reconnects
+            code, reason = 1012, "the room's server went away; reconnect"
+        await send({"type": "websocket.close", "code": code, "reason": reason})
+
+    tasks = [asyncio.create_task(client_to_owner()), asyncio.create_task(owner_to_client())]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await upstream.close()
+
+
+def _replay_body(body: bytes) -> Receive:
+    """An ASGI ``receive`` that gives a request's whole body once (and then waits, as a
+    client that sends nothing more)."""
+    sent = False
+
+    async def receive() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await asyncio.Event().wait()
+        raise AssertionError  # pragma: no cover
+
+    return receive
+
+
+async def _respond(send: Send, status: int, body: bytes) -> None:
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"retry-after", b"1")]})
+    await send({"type": "http.response.body", "body": body})
+
+
+# ---------------------------------------------------------------------- operators
+
+
+async def list_nodes(redis_url: str) -> list[Node]:
+    """The live nodes of the cluster behind ``redis_url`` (``hzmj node list``)."""
+    r = _redis(redis_url)
+    try:
+        return await live_nodes(r)
+    finally:
+        await r.aclose()
+
+
+async def drain_node(redis_url: str, node: str, timeout: float) -> int:
+    """Ask ``node`` to hand its rooms over and wait until it holds none (``hzmj node
+    drain``).  Returns how many rooms it had; LookupError if no such live node,
+    TimeoutError if it still holds rooms after ``timeout`` seconds."""
+    r = _redis(redis_url)
+    try:
+        found = {n.id: n for n in await live_nodes(r)}
+        if node not in found:
+            raise LookupError(f"no live node {node!r} (live: {', '.join(found) or 'none'})")
+        await r.set(drain_key(node), "1")
+        await r.publish(channel(node), json.dumps({"type": "drain"}))
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            left = await r.hget(LOAD, node)
+            if left is None or int(left) == 0:
+                return found[node].rooms
+            await asyncio.sleep(0.2)
+        raise TimeoutError(f"node {node} still holds rooms after {timeout:g} s")
+    finally:
+        await r.aclose()

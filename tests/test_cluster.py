@@ -1,0 +1,335 @@
+"""Three real nodes (``hzmj serve --redis … --db postgresql…``) on 127.0.0.1 sharing one
+PostgreSQL and one Redis (docs/scaling.md): rooms created through different nodes, a
+player connected to a node that does not own its room, kill -9 of an owner mid-hand, every
+room finished and its record replayed with ``--verify``, the kill-to-resume time measured
+against two lease TTLs, and a drain.
+
+Runs when ``HZMJ_TEST_POSTGRES_URL`` names a throwaway database (its hzmj tables are
+dropped first) and Redis can be had: ``HZMJ_TEST_REDIS_URL`` (its database is flushed),
+or a ``redis-server`` on PATH started here.  ``.ci/postgres.sh`` and ``.ci/redis.sh``
+provide both."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import redis
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
+from typer.testing import CliRunner
+from websockets.exceptions import ConnectionClosed
+
+from hzmj.cli import app as cli_app
+from hzmj.server.config import database_url
+from hzmj.server.storage import make_engine
+from test_server_support import (
+    Client,
+    ServerProcess,
+    check_against_record,
+    free_port,
+    post,
+    room_with_bots,
+)
+from test_web import (  # noqa: F401 - browser and page_at are fixtures
+    CHROMIUM,
+    browser,
+    create_room_with_bots,
+    discard_drawn,
+    page_at,
+    sync_api,
+)
+
+PG_URL = os.environ.get("HZMJ_TEST_POSTGRES_URL", "")
+TTL = 3.0  # the lease TTL of the nodes here (the issue asks for at most 5 s)
+
+pytestmark = pytest.mark.skipif(
+    not PG_URL, reason="HZMJ_TEST_POSTGRES_URL is not set (a throwaway PostgreSQL database, "
+                       "e.g. the URL printed by .ci/postgres.sh)")
+
+
+@pytest.fixture(scope="module")
+def redis_url() -> Iterator[str]:
+    url = os.environ.get("HZMJ_TEST_REDIS_URL")
+    if url:
+        redis.Redis.from_url(url).flushdb()
+        yield url
+        return
+    if shutil.which("redis-server") is None:
+        pytest.skip("no Redis: HZMJ_TEST_REDIS_URL is not set and redis-server is not "
+                    "installed (.ci/redis.sh installs and starts one)")
+    port = free_port()
+    proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1",
+                             "--save", "", "--appendonly", "no"], stdout=subprocess.DEVNULL)
+    url = f"redis://127.0.0.1:{port}/0"
+    for _ in range(100):
+        try:
+            if redis.Redis.from_url(url).ping():
+                break
+        except redis.RedisError:
+            time.sleep(0.05)
+    yield url
+    proc.terminate()
+    proc.wait(10)
+
+
+def sql(statement: str, **params: Any) -> list[tuple[Any, ...]]:
+    async def run() -> list[tuple[Any, ...]]:
+        engine = make_engine(database_url(PG_URL))
+        try:
+            async with engine.begin() as conn:
+                result = await conn.execute(text(statement), params)
+                return [tuple(r) for r in result.all()] if result.returns_rows else []
+        finally:
+            await engine.dispose()
+    return asyncio.run(run())
+
+
+class Node(ServerProcess):
+    def __init__(self, name: str, redis_url: str) -> None:
+        super().__init__(PG_URL, {"HZMJ_LEASE_TTL": str(TTL), "HZMJ_BOT_DELAY": "0.01",  # type: ignore[arg-type]
+                                  "HZMJ_AWAY_GRACE": "60"})
+        self.name = name
+        self.args = ["--redis", redis_url, "--node-id", name, "--node-url", self.base]
+
+
+@pytest.fixture(scope="module")
+def nodes(redis_url: str) -> Iterator[list[Node]]:
+    sql("DROP TABLE IF EXISTS match_players, ratings, sessions, accounts, actions, seats, "
+        "rooms, alembic_version CASCADE")
+    started = [Node(f"n{i}", redis_url) for i in range(3)]
+    try:
+        for node in started:
+            node.start()
+        yield started
+    finally:
+        for node in started:
+            node.stop()
+
+
+def owner(r: redis.Redis, room: str) -> str | None:
+    value = r.get(f"hzmj:lease:{room}")
+    return value.decode() if value else None
+
+
+async def action_counts(engine: AsyncEngine, rooms: list[str]) -> dict[str, int]:
+    async with engine.connect() as conn:
+        rows = (await conn.execute(text("SELECT room_id, count(*) FROM actions WHERE "
+                                        "room_id = ANY(:ids) GROUP BY room_id"),
+                                   {"ids": rooms})).all()
+    return {room: 0 for room in rooms} | {room: int(n) for room, n in rows}
+
+
+def all_bots(base: str, seed: int) -> str:
+    room, token = room_with_bots(base, {"hands": 8}, seed=seed, bot="random")
+    assert post(base, f"/api/rooms/{room}/bots", {"seat": 0, "bot": "random"},
+                token).status_code == 200
+    assert post(base, f"/api/rooms/{room}/start", token=token).status_code == 200
+    return room
+
+
+def finish_and_verify(nodes: list[Node], rooms: list[str], timeout: float = 240) -> list[
+        dict[str, Any]]:
+    """Wait until every room is over (asking any node); check each record with ``hzmj
+    replay --verify`` and against the action log (no gap, nothing twice)."""
+    records = []
+    end = time.monotonic() + timeout
+    for i, room in enumerate(rooms):
+        while True:
+            r = httpx.get(f"{nodes[i % len(nodes)].base}/api/matches/{room}/record", timeout=10)
+            if r.status_code == 200:
+                break
+            assert r.status_code in (409, 503), r.text
+            assert time.monotonic() < end, f"room {room} did not finish"
+            time.sleep(0.3)
+        record = r.json()
+        assert record["over"]
+        stored = sql("SELECT idx, action FROM actions WHERE room_id = :r ORDER BY idx", r=room)
+        assert [i for i, _ in stored] == list(range(len(stored)))
+        assert [json.loads(a) for _, a in stored] == record["actions"]
+        records.append(record)
+    return records
+
+
+def verify_with_cli(records: list[dict[str, Any]], tmp_path: Path) -> None:
+    runner = CliRunner()
+    for i, record in enumerate(records):
+        path = tmp_path / f"record{i}.json"
+        path.write_text(json.dumps(record))
+        result = runner.invoke(cli_app, ["replay", str(path), "--verify"])
+        assert result.exit_code == 0, result.output
+        assert "replay identically" in result.output
+
+
+def test_kill_an_owner_mid_hand_every_room_finishes(nodes: list[Node], redis_url: str,
+                                                    tmp_path: Path) -> None:
+    r = redis.Redis.from_url(redis_url)
+    # rooms created through each node in turn; placement spreads them over the nodes
+    rooms = [all_bots(nodes[i % 3].base, seed=100 + i) for i in range(5)]
+    human_room, token = room_with_bots(nodes[2].base, {"hands": 8}, seed=7)
+    rooms.append(human_room)
+    owners = {room: owner(r, room) for room in rooms}
+    assert set(owners.values()) == {"n0", "n1", "n2"}, owners
+    # commands reach the owner from any node, with the owner's own answers
+    victim = next(n for n in nodes if n.name == owners[human_room])
+    other = next(n for n in nodes if n is not victim)
+    bad = post(other.base, f"/api/rooms/{human_room}/start", token="not-a-token")
+    assert bad.status_code == 401 and "token" in bad.json()["detail"]
+    assert httpx.get(f"{other.base}/api/rooms/nosuchroom").status_code == 404
+    listed = {x["room_id"] for x in httpx.get(f"{other.base}/api/rooms?all=true").json()["rooms"]}
+    assert set(rooms) <= listed
+
+    seen: list[dict[str, Any]] = []
+    killed_at: list[float] = []
+
+    async def human() -> None:
+        """Seat 0 of ``human_room``, always connected through ``other`` (not the owner
+        before the kill): reconnects whenever the socket closes, answers every prompt."""
+        started = False
+        while True:
+            try:
+                async with Client(other.ws_base, human_room, token) as me:
+                    try:
+                        await me.until(lambda m: m["type"] == "snapshot")
+                        if not started:
+                            assert post(other.base, f"/api/rooms/{human_room}/start",
+                                        token=token).status_code == 200
+                            started = True
+                        await me.play(timeout=180)
+                        return
+                    finally:
+                        seen.extend(me.messages)
+            except (ConnectionClosed, OSError):
+                await asyncio.sleep(0.2)
+
+    async def kill_mid_hand(engine: AsyncEngine) -> dict[str, float]:
+        """Kill -9 the owner of the human's room once every room of it is mid-hand;
+        then the seconds until each of its rooms applies its next action."""
+        mine = [room for room in rooms if owners[room] == victim.name]
+        while min((await action_counts(engine, mine)).values()) < 30:
+            await asyncio.sleep(0.2)
+        victim.kill()
+        killed_at.append(time.monotonic())
+        before = await action_counts(engine, mine)
+        resumed: dict[str, float] = {}
+        while len(resumed) < len(mine) and time.monotonic() < killed_at[0] + 60:
+            now = await action_counts(engine, mine)
+            for room in mine:
+                if room not in resumed and now[room] > before[room]:
+                    resumed[room] = time.monotonic() - killed_at[0]
+            await asyncio.sleep(0.05)
+        return resumed
+
+    async def run() -> dict[str, float]:
+        engine = make_engine(database_url(PG_URL))
+        try:
+            playing = asyncio.create_task(human())
+            resumed = await kill_mid_hand(engine)
+            await asyncio.wait_for(playing, 240)
+            return resumed
+        finally:
+            await engine.dispose()
+
+    resumed = asyncio.run(run())
+    survivors = [n for n in nodes if n is not victim]
+    moved = [room for room in rooms if owners[room] == victim.name]
+    assert set(resumed) == set(moved), resumed
+    worst = max(resumed.values())
+    print(f"\nkill-to-resume: {worst:.2f} s (lease TTL {TTL:g} s) over {len(moved)} rooms")
+    assert worst < 2 * TTL
+    # exactly one taker per moved room: its epoch went up once (1 at creation)
+    epochs = dict(sql("SELECT id, epoch FROM rooms WHERE id = ANY(:ids)", ids=rooms))
+    assert epochs == {room: 2 if room in moved else 1 for room in rooms}
+    records = finish_and_verify(survivors, rooms)
+    verify_with_cli(records, tmp_path)
+    human_record = records[rooms.index(human_room)]
+    # the player saw exactly the engine's output for seat 0 across the move
+    assert check_against_record(seen, 0, human_record) > 100
+    assert any(m["type"] == "ack" for m in seen)
+    victim.start()  # the node comes back (the drain test below uses three again)
+
+
+def test_drain_moves_every_room_and_takes_no_new_ones(nodes: list[Node], redis_url: str,
+                                                      tmp_path: Path) -> None:
+    r = redis.Redis.from_url(redis_url)
+    rooms = [all_bots(nodes[i % 3].base, seed=200 + i) for i in range(4)]
+    drained = owner(r, rooms[0])
+    held = [room for room in rooms if owner(r, room) == drained]
+    runner = CliRunner()
+    result = runner.invoke(cli_app, ["node", "drain", str(drained), "--redis", redis_url,
+                                     "--timeout", "30"])
+    assert result.exit_code == 0, result.output
+    assert f"node {drained} drained" in result.output
+    for room in held:
+        for _ in range(100):
+            now = owner(r, room)
+            if now is not None and now != drained:
+                break
+            time.sleep(0.1)
+        assert now not in (None, drained)
+    listed = runner.invoke(cli_app, ["node", "list", "--redis", redis_url, "--json"])
+    state = {n["id"]: n for n in json.loads(listed.output)}
+    assert state[str(drained)]["draining"] and state[str(drained)]["rooms"] == 0
+    # a room created through the draining node goes to another one
+    base = next(n.base for n in nodes if n.name == drained)
+    created = post(base, "/api/rooms", {"rules": {}, "name": "after drain"}).json()["room_id"]
+    assert owner(r, created) not in (None, drained)
+    verify_with_cli(finish_and_verify(nodes, rooms), tmp_path)
+    unknown = runner.invoke(cli_app, ["node", "drain", "nosuchnode", "--redis", redis_url])
+    assert unknown.exit_code == 2 and "no live node" in unknown.output
+
+
+def test_the_browser_plays_on_through_a_non_owner_across_a_kill(
+        nodes: list[Node], redis_url: str, page_at: Any) -> None:  # noqa: F811
+    """The page comes from a node that does not own the room (a draining one: placement
+    sends the room elsewhere); its WebSocket is proxied to the owner; after kill -9 of the
+    owner the page reconnects by itself and the hand goes on."""
+    if not CHROMIUM.exists():
+        pytest.skip("needs Debian's chromium at /usr/bin/chromium")
+    r = redis.Redis.from_url(redis_url)
+    # (Playwright's loop runs in this thread: the CLI's asyncio.run cannot; ask Redis)
+    draining = [n.name for n in nodes if r.exists(f"hzmj:drain:{n.name}")]
+    if not draining:
+        r.set("hzmj:drain:n0", "1")
+        draining = ["n0"]
+    front = next(n for n in nodes if n.name == draining[0])
+    for _ in range(100):  # its next heartbeat says so
+        if json.loads(r.get(f"hzmj:node:{front.name}") or "{}").get("draining"):
+            break
+        time.sleep(0.1)
+    page = page_at(1280)
+    room = create_room_with_bots(page, front.base, seed=5)
+    victim = next(n for n in nodes if n.name == owner(r, room))
+    assert victim is not front
+
+    def wall() -> int:
+        return int("".join(c for c in page.locator(".live-count").inner_text() if c.isdigit()))
+
+    def play_while(keep_on: Any, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while keep_on():
+            assert time.monotonic() < end, "the hand did not go on"
+            try:
+                if page.locator(".claim-pass").count():
+                    page.locator(".claim-pass").first.click(timeout=2000)
+                elif not discard_drawn(page):
+                    page.wait_for_timeout(100)
+            except sync_api.Error:
+                pass  # re-rendered under the click
+
+    at_start = wall()
+    play_while(lambda: wall() > at_start - 4, 60)
+    victim.kill()
+    at_kill = wall()
+    play_while(lambda: wall() > at_kill - 8, 90)  # through the reconnect, on the new owner
+    assert owner(r, room) not in (None, victim.name)
+    victim.start()

@@ -1,0 +1,72 @@
+"""The engine's win test on integer group keys equals the win test on counts (RULES
+§7.1–7.2, §5.1–5.2), on winning and near-winning hands with 0–4 财神 in both modes."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from hzmj.hand import (
+    group_keys,
+    is_standard_win,
+    is_win_counts,
+    is_win_keys,
+    key_units,
+    split_wilds,
+)
+from hzmj.tiles import WHITE, full_set, parse_tiles
+
+
+def winning_tiles(rng: random.Random) -> list[int]:
+    """14 tiles: four sets and a pair (or seven pairs), a few swapped for random tiles."""
+    pool = full_set()
+    rng.shuffle(pool)
+    if rng.random() < 0.2:
+        kinds = rng.sample(range(34), 7)
+        tiles = [k for k in kinds for _ in range(2)]
+    else:
+        tiles = [rng.randrange(34)] * 2
+        for _ in range(4):
+            k = rng.randrange(34)
+            tiles += [k, k + 1, k + 2] if k < 27 and k % 9 <= 6 and rng.random() < 0.6 else [k] * 3
+    for _ in range(rng.choice((0, 0, 1, 2))):
+        tiles[rng.randrange(14)] = pool.pop()
+    if max(tiles.count(k) for k in tiles) > 4:  # RULES §1: four copies of each kind
+        return winning_tiles(rng)
+    return tiles
+
+
+def keys_of(tiles: list[int], caishen: int) -> tuple[list[int], int]:
+    units = key_units(caishen)
+    keys, wilds = [0, 0, 0, 0], 0
+    for t in tiles:
+        u = units[t]
+        if u is None:
+            wilds += 1
+        else:
+            keys[u[0]] += u[1]
+    return keys, wilds
+
+
+@pytest.mark.parametrize("caishen", [WHITE, 4, 13, 22, 27])
+def test_win_on_keys_equals_win_on_counts(caishen: int) -> None:
+    rng = random.Random(caishen)
+    wins = 0
+    for _ in range(5_000):
+        tiles = winning_tiles(rng)
+        counts, wilds = split_wilds(tiles, caishen)
+        keys, key_wilds = keys_of(tiles, caishen)
+        assert (keys, key_wilds) == (group_keys(counts), wilds)
+        got = is_win_keys(keys, wilds, seven_pairs=True)
+        assert got == is_win_counts(counts, wilds)
+        assert is_win_keys(keys, wilds, seven_pairs=False) == is_standard_win(counts, wilds)
+        wins += got
+    assert wins > 1_200  # the sample really holds many winning hands
+
+
+def test_white_dragons_play_as_the_caishen_kind_in_keys() -> None:
+    # RULES §5.2: with 5m as 财神, 白 stands for 5m: 4m 白 6m is a run
+    tiles = parse_tiles("4mP6m123p456p789s11z")
+    keys, wilds = keys_of(tiles, caishen=4)
+    assert wilds == 0 and is_win_keys(keys, wilds, seven_pairs=True)

@@ -1,0 +1,143 @@
+"""AI review (issue 15): ``hzmj review`` and ``GET /api/matches/{id}/review`` value each
+decision of one seat from that seat's view only (RULES §13)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
+
+import hzmj.review as review_module
+from hzmj.bots.registry import make_bot
+from hzmj.cli import app
+from hzmj.game import Match
+from hzmj.record import RecordError
+from hzmj.review import review
+from hzmj.rules import Rules
+from hzmj.server.app import create_app
+from test_server_replay_hints import bearer, play_bots_to_the_end, room_with, server_config
+
+
+def _record(seed: int = 9, players: int = 2) -> dict[str, Any]:
+    m = Match(Rules(players=players), seed)
+    bots = [make_bot("random", 1), make_bot("efficiency", 2)] + \
+        [make_bot("efficiency", 3)] * (players - 2)
+    while not m.over:
+        s = m.to_move()[0]
+        m.apply(bots[s].choose(m.view(s), m.legal_actions(s)))
+    return m.record()
+
+
+def test_review_summary_and_decisions() -> None:
+    record = _record()
+    report = review(record, 0, "efficiency")
+    decisions = report["decisions"]
+    assert report["reviewed"] == len(decisions) > 20
+    # the random seat disagrees with the efficiency bot often; agreement is the share
+    agree = sum(d["agree"] for d in decisions)
+    assert report["agreement"] == round(agree / len(decisions), 4) < 0.9
+    assert report["loss_total"] == pytest.approx(sum(d["loss"] or 0 for d in decisions), abs=1e-3)
+    assert report["loss_per_hand"] == pytest.approx(report["loss_total"] / report["hands"],
+                                                    abs=1e-3)
+    for d in decisions:
+        assert d["agree"] == (d["played"] == d["best"])
+        assert d["top"][0]["action"] == d["best"]
+        assert d["played"] in [c["action"] for c in d["top"]] or d["loss"] is None
+        assert (d["loss"] == 0) if d["agree"] else (d["loss"] is None or d["loss"] >= 0)
+        assert record["actions"][d["index"]] == d["played"]
+    losses = [d["loss"] for d in report["costliest"]]
+    assert len(losses) == min(5, sum(1 for d in decisions if d["loss"]))
+    assert losses == sorted(losses, reverse=True)
+    top = max((d["loss"] or 0) for d in decisions)
+    assert losses[0] == top
+    # the efficiency seat reviewed by the efficiency bot agrees with itself every time
+    assert review(record, 1, "efficiency")["agreement"] == 1.0
+
+
+def test_review_sees_only_the_seat_s_view(monkeypatch: pytest.MonkeyPatch) -> None:
+    record = _record(4)
+    seen: list[dict[str, Any]] = []
+
+    class Spy:
+        name = "spy"
+
+        def explain(self, view: dict[str, Any], legal: Any, include: Any = None) -> Any:
+            seen.append(view)
+            return make_bot("efficiency", 0).explain(view, legal, include)
+
+    monkeypatch.setattr(review_module, "make_bot", lambda name, seed: Spy())
+    review(record, 1, "efficiency")
+    assert seen
+    for view in seen:  # RULES §13: its own hand only, never the wall or another hand
+        assert view["seat"] == 1 and view["hand"] is not None
+        assert "wall" not in view and "hands" not in view
+        assert set(view["players"][0]) == {"seat", "points", "dealer", "concealed_count",
+                                           "melds", "discards", "chain", "auto"}
+
+
+def test_review_refuses_bad_input() -> None:
+    record = _record()
+    with pytest.raises(ValueError, match="seat"):
+        review(record, 2, "efficiency")
+    with pytest.raises(ValueError, match="sees every tile"):
+        review(record, 0, "oracle")
+    with pytest.raises(RecordError):
+        review({**record, "actions": [{"type": "pass", "seat": 0}]}, 0, "efficiency")
+
+
+def test_review_cli_json_and_table(tmp_path: Path) -> None:
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(_record()))
+    runner = CliRunner()
+    out = runner.invoke(app, ["review", str(path), "--seat", "0", "--bot", "expert@1",
+                              "--json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert {"agreement", "loss_total", "decisions"} <= set(data)
+    assert all({"played", "best", "loss"} <= set(d) for d in data["decisions"])
+    assert data["unit"] == "expected points of the hand"
+    text = runner.invoke(app, ["review", str(path), "--seat", "0", "--bot", "efficiency"])
+    assert text.exit_code == 0 and "agreement" in text.stdout and "costliest" in text.stdout
+    for args in (["--seat", "7"], ["--seat", "0", "--bot", "oracle"],
+                 ["--seat", "0", "--bot", "nobody"]):
+        bad = runner.invoke(app, ["review", str(path), *args])
+        assert bad.exit_code == 2, (args, bad.output)
+    assert runner.invoke(app, ["review", str(tmp_path / "none.json"), "--seat", "0"]
+                         ).exit_code == 2
+
+
+def test_review_endpoint_after_the_match_only(tmp_path: Path) -> None:
+    with TestClient(create_app(server_config(tmp_path))) as client:
+        room, (owner, _) = room_with(client, {"players": 2}, 3, ["ann", "bob"])
+        client.post(f"/api/rooms/{room}/start", headers=bearer(owner))
+        assert client.get(f"/api/matches/{room}/review?seat=0").status_code == 409
+        done = play_bots_to_the_end(client, seed=9)
+        url = f"/api/matches/{done}/review"
+        body = client.get(url + "?seat=1&bot=efficiency").json()
+        record = client.get(f"/api/matches/{done}/record").json()
+        assert body == review(record, 1, "efficiency")
+        assert client.get(url + "?seat=1&bot=efficiency").json() == body  # cached
+        assert client.get(url + "?seat=5&bot=efficiency").status_code == 422
+        refused = client.get(url + "?seat=0&bot=oracle")
+        assert refused.status_code == 422 and "sees every tile" in refused.text
+        assert client.get("/api/matches/nope/review?seat=0").status_code == 404
+
+
+def test_the_server_never_seats_the_oracle(tmp_path: Path) -> None:
+    with TestClient(create_app(server_config(tmp_path))) as client:
+        room, (owner,) = room_with(client, {"players": 2}, 3, ["ann"])
+        r = client.post(f"/api/rooms/{room}/bots", json={"seat": 1, "bot": "oracle"},
+                        headers=bearer(owner))
+        assert r.status_code == 422 and "sees every tile" in r.text
+        ok = client.post(f"/api/rooms/{room}/bots", json={"seat": 1, "bot": "expert"},
+                         headers=bearer(owner))
+        assert ok.status_code == 200
+
+
+def test_the_terminal_table_refuses_the_oracle() -> None:
+    out = CliRunner().invoke(app, ["play", "--bot", "oracle"], input="q\n")
+    assert out.exit_code == 2 and "sees every tile" in out.output
