@@ -94,6 +94,18 @@ def other_browser(c: TestClient) -> Iterator[TestClient]:
             c.cookies.jar.set_cookie(cookie)
 
 
+@contextmanager
+def from_address(c: TestClient, host: str) -> Iterator[TestClient]:
+    """The same client seen as coming from another address."""
+    transport: Any = c._transport
+    saved = transport.client
+    transport.client = (host, 40000)
+    try:
+        yield c
+    finally:
+        transport.client = saved
+
+
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
@@ -185,6 +197,38 @@ def test_login_throttling(client: TestClient, monkeypatch: pytest.MonkeyPatch) -
     assert login(client).status_code == 200
 
 
+def test_guesses_from_elsewhere_never_lock_the_owner_out(client: TestClient) -> None:
+    """The failed log-in lock is per account *and* client address (issue 11)."""
+    register(client)
+    client.cookies.clear()
+    with from_address(client, "203.0.113.9"):
+        for _ in range(5):
+            assert login(client, password="guess guess").status_code == 401
+        assert login(client).status_code == 429  # the guessing address is locked out
+    assert login(client).status_code == 200  # the owner, from her own address, is not
+
+
+def test_one_address_guessing_many_accounts_meets_its_own_limit(client: TestClient) -> None:
+    with from_address(client, "203.0.113.9"):
+        for i in range(30):  # 6 × the per-account limit, spread over many names
+            assert login(client, f"user{i}", "guess guess").status_code == 401
+        assert login(client, "user99", "guess guess").status_code == 429
+
+
+def test_sign_ups_are_rate_limited_per_address(db: str) -> None:
+    with make_client(db, signup_burst=3) as c:
+        for i in range(3):
+            register(c, f"user{i}", f"User {i}")
+            c.cookies.clear()
+        r = c.post("/api/auth/register", json={"username": "user9", "password": "x" * 12,
+                                               "display_name": "U"})
+        assert r.status_code == 429 and r.json()["code"] == "rate_limited", r.text
+        with from_address(c, "198.51.100.7"):  # another address is not held back
+            register(c, "other", "Other")
+        c.cookies.clear()
+        assert login(c, "user9", "x" * 12).status_code == 401  # the refused one is not stored
+
+
 def test_login_failures_are_counted_before_the_password_check(
         client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
     """A burst of parallel guesses cannot all pass the limit while their hashes run."""
@@ -194,7 +238,8 @@ def test_login_failures_are_counted_before_the_password_check(
     real = accounts_module.Accounts.check_password
 
     async def spy(self: accounts_module.Accounts, stored: str, given: str) -> bool:
-        seen.append(len(self.user_throttle.failures["alice"]))
+        seen.append(len(self.user_throttle.failures[accounts_module.login_key(
+            "alice", "testclient")]))
         return await real(self, stored, given)
 
     monkeypatch.setattr(accounts_module.Accounts, "check_password", spy)

@@ -35,8 +35,10 @@ from hzmj.server.accounts import (
     Identity,
     SessionRow,
     account_info,
+    login_key,
     now,
 )
+from hzmj.server.guard import client_address
 from hzmj.server.history import (
     MatchPlayerRow,
     leaderboard_entries,
@@ -75,6 +77,10 @@ def account_routes(get: Callable[[], Accounts]) -> APIRouter:
     async def register(body: Register, request: Request, response: Response) -> SignedIn:
         acc = get()
         acc.check_same_origin(request)
+        # before the (slow, on purpose) password hash: sign-ups cost every client the same
+        if not acc.signups.take(client_address(request)):
+            raise RoomError(429, "too many sign-ups from this address: try again later",
+                            "rate_limited")
         who = await acc.identify(request)
         password_hash = await acc.hash_password(body.password)
         async with acc.engine.begin() as conn:
@@ -108,13 +114,14 @@ def account_routes(get: Callable[[], Accounts]) -> APIRouter:
         acc = get()
         acc.check_same_origin(request)
         user = body.username.strip().lower()
-        address = request.client.host if request.client else "?"
-        wait = max(acc.user_throttle.retry_after(user), acc.address_throttle.retry_after(address))
+        address = client_address(request)
+        key = login_key(user, address)
+        wait = max(acc.user_throttle.retry_after(key), acc.address_throttle.retry_after(address))
         if wait > 0:
             raise RoomError(429, f"too many failed log-ins: try again in {int(wait) + 1} s")
         # the failure is counted before the (slow) check, so a burst of parallel guesses
         # meets the limit too; a right password takes it back
-        acc.user_throttle.fail(user)
+        acc.user_throttle.fail(key)
         acc.address_throttle.fail(address)
         async with acc.engine.connect() as conn:
             account = (await conn.execute(select(AccountRow).where(
@@ -124,7 +131,7 @@ def account_routes(get: Callable[[], Accounts]) -> APIRouter:
                                       body.password)
         if account is None or not ok:
             raise RoomError(401, "wrong user name or password")
-        acc.user_throttle.clear(user)
+        acc.user_throttle.clear(key)
         acc.address_throttle.forgive(address)
         async with acc.engine.begin() as conn:
             token, session = await acc.open_session(conn, account, body.bearer)
@@ -160,13 +167,14 @@ def account_routes(get: Callable[[], Accounts]) -> APIRouter:
         who = await acc.identify(request)
         acc.check_csrf(request, who)
         account = acc.account(who)
-        wait = acc.user_throttle.retry_after(account.username)
+        key = login_key(account.username, client_address(request))
+        wait = acc.user_throttle.retry_after(key)
         if wait > 0:
             raise RoomError(429, f"too many wrong passwords: try again in {int(wait) + 1} s")
-        acc.user_throttle.fail(account.username)
+        acc.user_throttle.fail(key)
         if not await acc.check_password(account.password_hash, body.password):
             raise RoomError(401, "wrong password")
-        acc.user_throttle.clear(account.username)
+        acc.user_throttle.clear(key)
         async with acc.engine.begin() as conn:
             seats = (await conn.execute(select(MatchPlayerRow.room_id, MatchPlayerRow.seat)
                                         .where(MatchPlayerRow.account_id == account.id))).all()

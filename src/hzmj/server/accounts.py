@@ -10,7 +10,10 @@ accounts API (``docs/protocol.md``, "Accounts").
   ``ServerConfig.session_days``.
 * A browser without an account gets a guest id cookie when it takes a seat; signing up
   in that browser moves the guest's matches to the new account.
-* Failed log-ins are throttled per user name and per client address.
+* Failed log-ins are throttled per user name *and* client address (an attacker
+  elsewhere cannot lock the owner out) and per client address; sign-ups are limited per
+  client address.  The counters live in each server process: in a cluster every node
+  counts for itself (docs/scaling.md).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from hzmj.server import ratings
 from hzmj.server.account_protocol import Account, SignedIn
+from hzmj.server.guard import BucketsByKey
 from hzmj.server.rooms import RoomError
 from hzmj.server.storage import Base, hash_token
 
@@ -82,6 +86,15 @@ class Identity:
     guest_hash: str | None = None
 
 
+MAX_THROTTLED = 100_000  # keys a throttle keeps before it sweeps out the stale ones
+
+
+def login_key(username: str, address: str) -> str:
+    """The failed log-in counter of one account *from one client address*: guesses
+    from elsewhere never lock the owner out (the per-address counter limits those)."""
+    return f"{username}\n{address}"
+
+
 class Throttle:
     """At most ``limit`` failures per key in ``window`` seconds."""
 
@@ -103,6 +116,10 @@ class Throttle:
         return times[0] + self.window - t if len(times) >= self.limit else 0.0
 
     def fail(self, key: str) -> None:
+        if len(self.failures) > MAX_THROTTLED:  # many keys: forget the ones past the window
+            for stale in [k for k, times in self.failures.items()
+                          if not times or times[-1] <= now() - self.window]:
+                del self.failures[stale]
         self.failures[key].append(now())
 
     def clear(self, key: str) -> None:
@@ -122,8 +139,9 @@ class Accounts:
 
     engine: AsyncEngine
     session_seconds: float
-    user_throttle: Throttle
+    user_throttle: Throttle  # keyed by login_key(user name, client address)
     address_throttle: Throttle
+    signups: BucketsByKey = field(default_factory=lambda: BucketsByKey(2 / 60, 5))
     hasher: PasswordHasher = field(default_factory=lambda: PASSWORD_HASHER)
     # renames the seats of live rooms when an account is deleted: (room, seat, name)
     rename_seat: Callable[[str, int, str], None] = lambda *_: None

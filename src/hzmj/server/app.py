@@ -44,6 +44,7 @@ from hzmj.server.guard import (
     RequestGuard,
     Strikes,
     TokenFilter,
+    client_address,
     strict_json,
 )
 from hzmj.server.history import record_finished, seat_stats
@@ -98,6 +99,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         accounts = Accounts(store.engine, cfg.session_days * 86400,
                             Throttle(cfg.login_failures, cfg.login_window),
                             Throttle(cfg.login_failures * 6, cfg.login_window),
+                            BucketsByKey(cfg.signup_per_minute / 60, cfg.signup_burst),
                             rename_seat=lambda room_id, seat, name: _rename(lobby, room_id,
                                                                             seat, name))
         store.finish_hooks.append(lambda room_id, record: _after_match(store, room_id, record))
@@ -177,8 +179,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @app.post("/api/rooms")
     async def create_room(body: CreateRoom, request: Request) -> RoomCreated:
         rules = Rules.from_dict(body.rules)
-        client = request.client.host if request.client else "?"
-        if not creations.take(client):
+        if not creations.take(client_address(request)):
             raise RoomError(429, f"too many new rooms: at most {cfg.create_per_minute:g} a "
                                  "minute from one address", "rate_limited")
         room = await lobby().create(rules, body.name, body.seed)  # "": the UI names it

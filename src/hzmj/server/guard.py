@@ -14,6 +14,7 @@ import time
 from collections import deque
 from typing import Any
 
+from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 MAX_JSON_DEPTH = 32  # no message or body of ours nests deeper than a few levels
@@ -112,6 +113,12 @@ class BucketsByKey:
         if bucket is None:
             bucket = self._buckets[key] = Bucket(self.rate, self.burst)
         return bucket.take()
+
+
+def client_address(request: HTTPConnection) -> str:
+    """The client's address as the rate limits know it (behind a trusted proxy, the
+    forwarded one: ``hzmj serve --forwarded-allow-ips``)."""
+    return request.client.host if request.client else "?"
 
 
 class Strikes:
