@@ -47,7 +47,7 @@ from hzmj.server.history import (
     profile_of,
 )
 from hzmj.server.rooms import RoomError
-from hzmj.server.storage import RoomRow, SeatRow
+from hzmj.server.storage import RoomRow, SeatRow, writing
 
 
 def seat_name(who: Identity, typed: str) -> str:
@@ -60,7 +60,7 @@ async def seat_taken(acc: Accounts, who: Identity, request: Request, response: R
     """Link a seat just taken to its account, or to this browser's guest id (replacing the
     link of whoever held it before and left; a seat handed to a bot is the bot's)."""
     guest = None if who.account else acc.guest_id(request, response, who)
-    async with acc.engine.begin() as conn:
+    async with writing(acc.engine) as conn:
         await link_seat(conn, room_id, seat,
                         account_id=who.account.id if who.account else None, guest_hash=guest)
 
@@ -83,7 +83,7 @@ def account_routes(get: Callable[[], Accounts]) -> APIRouter:
                             "rate_limited")
         who = await acc.identify(request)
         password_hash = await acc.hash_password(body.password)
-        async with acc.engine.begin() as conn:
+        async with writing(acc.engine) as conn:
             taken = await conn.execute(select(AccountRow.id).where(
                 AccountRow.username == body.username))
             if taken.first() is not None:
@@ -133,7 +133,7 @@ def account_routes(get: Callable[[], Accounts]) -> APIRouter:
             raise RoomError(401, "wrong user name or password")
         acc.user_throttle.clear(key)
         acc.address_throttle.forgive(address)
-        async with acc.engine.begin() as conn:
+        async with writing(acc.engine) as conn:
             token, session = await acc.open_session(conn, account, body.bearer)
             rating = await _rating(conn, ratings.account_subject(account.id))
         return acc.signed_in(request, response, account, token, session, body.bearer, rating)
@@ -144,7 +144,7 @@ def account_routes(get: Callable[[], Accounts]) -> APIRouter:
         who = await acc.identify(request)
         acc.check_csrf(request, who)
         if who.session is not None:
-            async with acc.engine.begin() as conn:
+            async with writing(acc.engine) as conn:
                 await conn.execute(delete(SessionRow).where(
                     SessionRow.token_hash == who.session.token_hash))
         response.delete_cookie(SESSION_COOKIE, path="/")
@@ -175,7 +175,7 @@ def account_routes(get: Callable[[], Accounts]) -> APIRouter:
         if not await acc.check_password(account.password_hash, body.password):
             raise RoomError(401, "wrong password")
         acc.user_throttle.clear(key)
-        async with acc.engine.begin() as conn:
+        async with writing(acc.engine) as conn:
             seats = (await conn.execute(select(MatchPlayerRow.room_id, MatchPlayerRow.seat)
                                         .where(MatchPlayerRow.account_id == account.id))).all()
             for room_id, seat in seats:  # replays and tables show "deleted player"

@@ -68,7 +68,7 @@ from hzmj.server.protocol import (
     client_message,
 )
 from hzmj.server.rooms import MOVING, Connection, Lobby, Room, RoomError
-from hzmj.server.storage import StaleOwnerError, Store, StoredRoom, open_store
+from hzmj.server.storage import StaleOwnerError, Store, StoredRoom, open_store, writing
 
 log = logging.getLogger("hzmj.server")
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
@@ -432,7 +432,7 @@ def _rules_page() -> str:
 async def _after_match(store: Store, room_id: str, record: dict[str, Any]) -> None:
     """History and ratings of a match just over (the replay runs off the event loop)."""
     stats = await asyncio.to_thread(seat_stats, record)
-    async with store.engine.begin() as conn:
+    async with writing(store.engine) as conn:
         await record_finished(conn, room_id, stats)
 
 

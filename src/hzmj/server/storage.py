@@ -10,16 +10,26 @@ Fencing (many nodes, ``docs/scaling.md``): a node that takes a room bumps its ``
 the same transaction and under a row lock, that the epoch is still its own; a stale owner
 that wakes up after another node took the room gets :class:`StaleOwnerError` and writes
 nothing.  A single server never takes rooms, so it pays nothing for this.
+
+SQLite has one writer at a time.  Every write transaction of the server goes through
+:func:`writing`, which on SQLite lets one in at a time per process (an ``asyncio.Lock``):
+the others wait their turn on the event loop, for as long as it takes.  Left to SQLite's
+own lock, a transaction holds it across event-loop hops; at a few hundred busy tables on
+two cores the loop is slow enough that writers queued at the lock ran past its busy
+timeout and failed with "database is locked" (issue 11).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable
+import weakref
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,6 +57,34 @@ MIGRATIONS = Path(__file__).with_name("migrations")
 RELEASED = -1  # the fence of a room this process gave up or lost: no epoch matches it
 log = logging.getLogger("hzmj.server")
 FinishHook = Callable[[str, dict[str, Any]], Awaitable[None]]
+
+
+_WRITE_LOCKS: weakref.WeakKeyDictionary[AsyncEngine, asyncio.Lock] = \
+    weakref.WeakKeyDictionary()
+
+
+def write_lock(engine: AsyncEngine) -> asyncio.Lock | None:
+    """The lock that lets one write transaction at a time reach a SQLite database (None
+    for PostgreSQL, which runs writers side by side)."""
+    if engine.dialect.name != "sqlite":
+        return None
+    lock = _WRITE_LOCKS.get(engine)
+    if lock is None:
+        lock = _WRITE_LOCKS[engine] = asyncio.Lock()
+    return lock
+
+
+@asynccontextmanager
+async def writing(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
+    """``engine.begin()`` for a transaction that writes; on SQLite, one at a time (the
+    module doc says why)."""
+    lock = write_lock(engine)
+    if lock is None:
+        async with engine.begin() as conn:
+            yield conn
+        return
+    async with lock, engine.begin() as conn:
+        yield conn
 
 
 def hash_token(token: str) -> str:
@@ -160,19 +198,19 @@ class Store:
     # -- rooms and seats -------------------------------------------------------------
 
     async def create_room(self, room_id: str, name: str, rules: str, seed: int,
-                          salt: str, seed_fixed: bool) -> None:
-        async with self.engine.begin() as conn:
+                          salt: str = "", seed_fixed: bool = False) -> None:
+        async with writing(self.engine) as conn:
             await conn.execute(insert(RoomRow).values(
                 id=room_id, name=name, rules=rules, seed=seed, salt=salt, seed_fixed=seed_fixed,
                 status="open", owner_seat=None, created_at=time.time()))
 
     async def update_room(self, room_id: str, **values: Any) -> None:
-        async with self.engine.begin() as conn:
+        async with writing(self.engine) as conn:
             await self._check_fence(conn, room_id, exclusive=True)
             await conn.execute(update(RoomRow).where(RoomRow.id == room_id).values(**values))
 
     async def save_seat(self, room_id: str, seat: StoredSeat) -> None:
-        async with self.engine.begin() as conn:
+        async with writing(self.engine) as conn:
             await self._check_fence(conn, room_id)
             await conn.execute(delete(SeatRow).where(SeatRow.room_id == room_id,
                                                      SeatRow.seat == seat.seat))
@@ -181,7 +219,7 @@ class Store:
                 bot=seat.bot, left=seat.left))
 
     async def delete_seat(self, room_id: str, seat: int) -> None:
-        async with self.engine.begin() as conn:
+        async with writing(self.engine) as conn:
             await self._check_fence(conn, room_id)
             await conn.execute(delete(SeatRow).where(SeatRow.room_id == room_id,
                                                      SeatRow.seat == seat))
@@ -200,7 +238,7 @@ class Store:
         """Bump an unfinished room's epoch and fence this process's later writes with it
         (the caller holds the room's lease).  Returns the new epoch; None if there is no
         such room or it is over (nothing to take)."""
-        async with self.engine.begin() as conn:
+        async with writing(self.engine) as conn:
             row = (await conn.execute(update(RoomRow)
                                       .where(RoomRow.id == room_id, RoomRow.status != "over")
                                       .values(epoch=RoomRow.epoch + 1)
@@ -250,20 +288,22 @@ class Store:
 
     async def _write_actions(self) -> None:
         # one connection kept open: a batch costs one INSERT and one COMMIT, nothing more
+        lock = write_lock(self.engine)
         async with self.engine.connect() as conn:
             while True:
                 batch = [await self._queue.get()]
                 while not self._queue.empty() and len(batch) < 1000:
                     batch.append(self._queue.get_nowait())
                 try:
-                    stale = await self._stale(conn, (row["room_id"] for row, _ in batch))
-                    for row, done in batch:
-                        if row["room_id"] in stale and not done.done():
-                            done.set_exception(StaleOwnerError(row["room_id"]))
-                    rows = [row for row, _ in batch if row["room_id"] not in stale]
-                    if rows:
-                        await conn.execute(insert(ActionRow), rows)
-                    await conn.commit()
+                    async with lock or contextlib.nullcontext():
+                        stale = await self._stale(conn, (row["room_id"] for row, _ in batch))
+                        for row, done in batch:
+                            if row["room_id"] in stale and not done.done():
+                                done.set_exception(StaleOwnerError(row["room_id"]))
+                        rows = [row for row, _ in batch if row["room_id"] not in stale]
+                        if rows:
+                            await conn.execute(insert(ActionRow), rows)
+                        await conn.commit()
                 except Exception as exc:  # every waiting room must hear of it
                     await conn.rollback()
                     for _, done in batch:
