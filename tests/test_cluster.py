@@ -30,6 +30,7 @@ from typer.testing import CliRunner
 from websockets.exceptions import ConnectionClosed
 
 from hzmj.cli import app as cli_app
+from hzmj.record import seed_commitment
 from hzmj.server.config import database_url
 from hzmj.server.storage import make_engine
 from test_server_support import (
@@ -95,18 +96,22 @@ def sql(statement: str, **params: Any) -> list[tuple[Any, ...]]:
 
 
 class Node(ServerProcess):
-    def __init__(self, name: str, redis_url: str) -> None:
+    def __init__(self, name: str, redis_url: str, log: Path) -> None:
+        # every node logs at the default level to a file, which must never hold a token
         super().__init__(PG_URL, {"HZMJ_LEASE_TTL": str(TTL), "HZMJ_BOT_DELAY": "0.01",  # type: ignore[arg-type]
-                                  "HZMJ_AWAY_GRACE": "60"})
+                                  "HZMJ_AWAY_GRACE": "60", "HZMJ_OPEN_IDLE": "20",
+                                  "HZMJ_FINISHED_GRACE": "3", "HZMJ_SWEEP_EVERY": "1"},
+                         log_level="info", log=log)
         self.name = name
         self.args = ["--redis", redis_url, "--node-id", name, "--node-url", self.base]
 
 
 @pytest.fixture(scope="module")
-def nodes(redis_url: str) -> Iterator[list[Node]]:
+def nodes(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Node]]:
     sql("DROP TABLE IF EXISTS match_players, ratings, sessions, accounts, actions, seats, "
         "rooms, alembic_version CASCADE")
-    started = [Node(f"n{i}", redis_url) for i in range(3)]
+    logs = tmp_path_factory.mktemp("node-logs")
+    started = [Node(f"n{i}", redis_url, logs / f"n{i}.log") for i in range(3)]
     try:
         for node in started:
             node.start()
@@ -187,6 +192,9 @@ def test_kill_an_owner_mid_hand_every_room_finishes(nodes: list[Node], redis_url
     assert httpx.get(f"{other.base}/api/rooms/nosuchroom").status_code == 404
     listed = {x["room_id"] for x in httpx.get(f"{other.base}/api/rooms?all=true").json()["rooms"]}
     assert set(rooms) <= listed
+    # the fairness commitment is public at the start, the seed and salt are not
+    before = httpx.get(f"{other.base}/api/rooms/{human_room}").json()
+    assert before["commitment"] and before["seed"] is None and before["salt"] is None
 
     seen: list[dict[str, Any]] = []
     killed_at: list[float] = []
@@ -255,6 +263,19 @@ def test_kill_an_owner_mid_hand_every_room_finishes(nodes: list[Node], redis_url
     # the player saw exactly the engine's output for seat 0 across the move
     assert check_against_record(seen, 0, human_record) > 100
     assert any(m["type"] == "ack" for m in seen)
+    # the room moved and kept its commitment, which the revealed seed and salt open; the
+    # salt was never sent while the match ran, and no node (the owner, the one that
+    # relayed the player's socket, the taker) wrote the seat token to its log
+    assert human_record["commitment"] == before["commitment"]
+    assert seed_commitment(human_record["seed"], human_record["salt"]) == before["commitment"]
+    assert not any(human_record["salt"] in json.dumps(m) for m in seen
+                   if not (m["type"] == "room" and m["room"]["status"] == "over"))
+    after = httpx.get(f"{other.base}/api/rooms/{human_room}").json()
+    assert (after["seed"], after["salt"]) == (human_record["seed"], human_record["salt"])
+    for node in nodes:
+        assert node.log is not None
+        text = node.log.read_text(errors="replace")
+        assert token not in text, f"the seat token is in {node.name}'s log"
     victim.start()  # the node comes back (the drain test below uses three again)
 
 
@@ -286,6 +307,29 @@ def test_drain_moves_every_room_and_takes_no_new_ones(nodes: list[Node], redis_u
     verify_with_cli(finish_and_verify(nodes, rooms), tmp_path)
     unknown = runner.invoke(cli_app, ["node", "drain", "nosuchnode", "--redis", redis_url])
     assert unknown.exit_code == 2 and "no live node" in unknown.output
+
+
+def test_expiry_and_eviction_free_the_lease_and_nobody_takes_the_room_back(
+        nodes: list[Node], redis_url: str) -> None:
+    """Lifetimes (issue 11) and leases (issue 14) agree: an idle open room expires on its
+    owner, which frees its lease and takes it out of the live set, so no other node
+    takes it back; a finished room leaves its owner's memory after the grace, leaseless."""
+    r = redis.Redis.from_url(redis_url)
+    idle = post(nodes[0].base, "/api/rooms", {"rules": {}, "name": "idle"}).json()["room_id"]
+    finished = all_bots(nodes[1].base, seed=300)
+    held_by = owner(r, idle)
+    assert held_by is not None
+    finish_and_verify(nodes, [finished])
+    end = time.monotonic() + 90
+    while httpx.get(f"{nodes[2].base}/api/rooms/{idle}").json()["status"] != "expired":
+        assert time.monotonic() < end, "the idle room did not expire"
+        time.sleep(0.5)
+    time.sleep(2 * TTL)  # long enough for another node to take a room nobody holds
+    for room in (idle, finished):
+        assert owner(r, room) is None
+        assert not r.sismember("hzmj:live", room)
+    assert sql("SELECT status, epoch FROM rooms WHERE id = :r", r=idle) == [("expired", 1)]
+    assert httpx.get(f"{nodes[0].base}/api/matches/{finished}/record").status_code == 200
 
 
 def test_the_browser_plays_on_through_a_non_owner_across_a_kill(

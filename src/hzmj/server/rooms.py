@@ -546,12 +546,11 @@ class Room:
             start, stop = self.published, len(m.log)
             if start == stop:
                 break
+            gate_at: int | None = None
             for i in range(start, stop):
                 kind = m.log[i].type
                 if kind == "hand_start" and i != self.gate_lifted:
-                    stop = i  # the next hand waits for the gate between hands
-                    if self.gate is None:
-                        self._open_gate(i, now)
+                    stop = gate_at = i  # the next hand waits for the gate between hands
                     break
                 if kind == "discard":
                     stop = i + 1
@@ -562,7 +561,9 @@ class Room:
             if stop > start:
                 self.published = stop
                 self._broadcast_events(start, stop)
-            if self.gate is not None:
+            if gate_at is not None:
+                if self.gate is None:  # after the hand's end has been sent
+                    self._open_gate(gate_at, now)
                 break
         if not self._held(now):
             for _, conns in self.all_connections():
