@@ -192,9 +192,7 @@ def test_kill_an_owner_mid_hand_every_room_finishes(nodes: list[Node], redis_url
     assert httpx.get(f"{other.base}/api/rooms/nosuchroom").status_code == 404
     listed = {x["room_id"] for x in httpx.get(f"{other.base}/api/rooms?all=true").json()["rooms"]}
     assert set(rooms) <= listed
-    # the fairness commitment is public at the start, the seed and salt are not
-    before = httpx.get(f"{other.base}/api/rooms/{human_room}").json()
-    assert before["commitment"] and before["seed"] is None and before["salt"] is None
+    shown: dict[str, Any] = {}  # the human room's info while it runs, before the move
 
     seen: list[dict[str, Any]] = []
     killed_at: list[float] = []
@@ -225,6 +223,10 @@ def test_kill_an_owner_mid_hand_every_room_finishes(nodes: list[Node], redis_url
         mine = [room for room in rooms if owners[room] == victim.name]
         while min((await action_counts(engine, mine)).values()) < 30:
             await asyncio.sleep(0.2)
+        async with httpx.AsyncClient() as http:
+            shown.update((await http.get(f"{other.base}/api/rooms/{human_room}")).json())
+        # the fairness commitment is public from the start, the seed and salt are not
+        assert shown["commitment"] and shown["seed"] is None and shown["salt"] is None
         victim.kill()
         killed_at.append(time.monotonic())
         before = await action_counts(engine, mine)
@@ -266,8 +268,8 @@ def test_kill_an_owner_mid_hand_every_room_finishes(nodes: list[Node], redis_url
     # the room moved and kept its commitment, which the revealed seed and salt open; the
     # salt was never sent while the match ran, and no node (the owner, the one that
     # relayed the player's socket, the taker) wrote the seat token to its log
-    assert human_record["commitment"] == before["commitment"]
-    assert seed_commitment(human_record["seed"], human_record["salt"]) == before["commitment"]
+    assert human_record["commitment"] == shown["commitment"]
+    assert seed_commitment(human_record["seed"], human_record["salt"]) == shown["commitment"]
     assert not any(human_record["salt"] in json.dumps(m) for m in seen
                    if not (m["type"] == "room" and m["room"]["status"] == "over"))
     after = httpx.get(f"{other.base}/api/rooms/{human_room}").json()
