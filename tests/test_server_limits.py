@@ -90,6 +90,8 @@ def test_bad_room_options_are_refused_and_nothing_is_stored(
     ("seats", {"name": ["bob"]}),
     ("bots", {"seat": 1.0}),
     ("bots", {"seat": 1, "bot": "strong:99999999"}),   # bot budgets are bounded
+    ("bots", {"seat": 1, "bot": "expert:99999999"}),
+    ("bots", {"seat": 1, "bot": "expert@100000"}),     # and the expert's sample counts
     ("bots", {"seat": 1, "bot": "x" * 100}),
 ])
 def test_bad_seat_requests_are_refused(make: Make, path: str, body: dict[str, Any]) -> None:

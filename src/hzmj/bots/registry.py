@@ -36,6 +36,7 @@ SEES_ALL: Final = frozenset({"oracle"})
 
 BOT_NAMES: tuple[str, ...] = tuple(_FACTORIES)
 MAX_BUDGET_MS: Final = 2000  # a bot seat must never stall its table
+MAX_SAMPLES: Final = 64  # an expert's worlds per decision (fixed-sample mode)
 
 
 def make_bot(name: str, seed: int, /) -> Bot:
@@ -46,9 +47,10 @@ def make_bot(name: str, seed: int, /) -> Bot:
     if base not in _FACTORIES:
         raise ValueError(f"unknown bot {name!r} (known: {', '.join(BOT_NAMES)})")
     if at:
-        if base != "expert" or budget or not samples.isdigit() or int(samples) <= 0:
-            raise ValueError(f"bad bot {name!r}: only expert takes a sample count, "
-                             "e.g. expert@16")
+        if (base != "expert" or budget or not samples.isascii() or not samples.isdigit()
+                or not 1 <= int(samples) <= MAX_SAMPLES):
+            raise ValueError(f"bad bot {name!r}: only expert takes a sample count, 1 to "
+                             f"{MAX_SAMPLES}, e.g. expert@16")
         return ExpertBot(seed, samples=int(samples))
     if not budget:
         return _FACTORIES[base](seed)

@@ -119,6 +119,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.add_middleware(RequestGuard, max_body_bytes=cfg.max_body_bytes)
     creations = BucketsByKey(cfg.create_per_minute / 60, cfg.create_burst)
     hint_calls = BucketsByKey(cfg.hints_per_second, cfg.hints_burst)
+    review_calls = BucketsByKey(cfg.hints_per_second, cfg.hints_burst)  # per address
 
     def lobby() -> Lobby:
         result: Lobby = state["lobby"]
@@ -240,7 +241,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         # the view is read inside the actor (a consistent state); the analysis needs no more
         mine, view = await _settled(room, lambda: room.seat_view(token, seat))
         adviser = get_bot(hint_bot(cfg.hint_ms), room.seed + mine)
-        return Hints.model_validate(await asyncio.to_thread(seat_hints, view, adviser))
+        return Hints.model_validate(await lobby().thinker.run(seat_hints, view, adviser))
 
     @app.get("/api/rooms/{room_id}/share")
     async def share(room_id: str, request: Request) -> Share:
@@ -262,13 +263,17 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     reviews: dict[tuple[str, int, str], Review] = {}  # finished matches never change
 
     @app.get("/api/matches/{room_id}/review")
-    async def review(room_id: str, seat: int, bot: str = REVIEW_BOT) -> Review:
+    async def review(room_id: str, seat: int, request: Request,
+                     bot: str = REVIEW_BOT) -> Review:
         rec, _ = await _finished_record(room_id)
         key = (room_id, seat, bot)
         if key not in reviews:
             get_bot(bot, 0)  # UnknownBotError → 422 (the oracle too)
-            try:
-                done = await asyncio.to_thread(review_seat, rec, seat, bot)
+            if not review_calls.take(client_address(request)):
+                raise RoomError(429, f"too many reviews: at most {cfg.hints_per_second:g} a "
+                                     "second", "rate_limited")
+            try:  # a search over the whole match: in a bot worker, off the event loop
+                done = await lobby().thinker.run(review_seat, rec, seat, bot)
             except ValueError as exc:
                 raise RoomError(422, str(exc)) from None
             if len(reviews) >= 256:

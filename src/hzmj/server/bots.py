@@ -8,16 +8,17 @@ import multiprocessing
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from typing import Any, TypeVar
 
 from hzmj.bots.base import Bot
 from hzmj.bots.registry import STRONGEST, make_bot, sees_all
 from hzmj.events import Action
 
 log = logging.getLogger("hzmj.server")
+T = TypeVar("T")
 AUTO_BOT = "efficiency"  # plays for absent players (托管) and escaped seats
 HEARTBEAT = 1.0  # seconds between checks that the workers answer
 DEGRADED_AFTER_RESTART = 30.0  # health stays degraded this long after a respawn
@@ -108,13 +109,20 @@ class Thinker:
 
     async def choose(self, bot: Bot, view: dict[str, Any],
                      legal: Sequence[Action]) -> tuple[Action, Bot]:
+        """The bot's choice and the bot itself with its RNG advanced."""
+        return await self.run(_choose, bot, view, list(legal))
+
+    async def run(self, job: Callable[..., T], *args: Any) -> T:
+        """``job(*args)`` in a worker (a module-level function, picklable arguments), or
+        in a thread of this process when there are no workers: hints and reviews search
+        as hard as bots do, and must not hold the event loop either."""
         if self._pool is None:
-            return _choose(bot, view, legal)
+            return await asyncio.to_thread(job, *args)
         loop = asyncio.get_running_loop()
         for _ in range(3):
             pool = self._pool
             try:
-                return await loop.run_in_executor(pool, _choose, bot, view, list(legal))
+                return await loop.run_in_executor(pool, job, *args)
             except BrokenProcessPool:
                 self._respawn(pool)
         raise RuntimeError("the bot workers keep dying")
