@@ -650,7 +650,8 @@ class Room:
                    for s in self.seats],
             free_seats=[s.index for s in self.seats if not s.taken],
             state_id=self.shown_step if self.match else None,
-            hand_no=self.shown_hand if self.match else None,
+            # the hand shown, or the one the gate waits for (never one not yet announced)
+            hand_no=(self.shown_hand if gate is None else gate.hand_no) if self.match else None,
             commitment=seed_commitment(self.seed, self.salt) if self.match else None,
             seed=self.seed if over else None, salt=self.salt if over else None,
             gate=None if gate is None else GateInfo(
