@@ -74,7 +74,14 @@ async def player(port: int, http: httpx.AsyncClient, room: str, token: str, seed
     protocols = [Subprotocol("hzmj"), Subprotocol(f"token.{token}")]
     async with connect(f"ws://127.0.0.1:{port}/ws/rooms/{room}", subprotocols=protocols) as ws:
         await ws.recv()
-        await http.post(f"/api/rooms/{room}/start", headers={"authorization": f"Bearer {token}"})
+        for attempt in range(3):  # a kept-alive connection the server closed meanwhile
+            try:
+                await http.post(f"/api/rooms/{room}/start",
+                                headers={"authorization": f"Bearer {token}"})
+                break
+            except httpx.TransportError:
+                if attempt == 2:
+                    raise
         sent_at: float | None = None
         sent_state = -1
         while time.monotonic() < stop_at:
