@@ -40,14 +40,15 @@ from typing import Any
 from hzmj.bots.random_bot import RandomBot
 from hzmj.game import Match
 from hzmj.rules import Rules
+from interleave import compiled, interleaved, median_ratio
 
 
-def hzmj_hands_per_s(hands: int, seed: int, *, views: bool, log: bool = True) -> float:
-    """Hands per CPU second of four random bots under the default rules."""
+def hzmj_hands(hands: int, seed: int, *, views: bool, log: bool = True) -> int:
+    """Play whole matches of four random bots (default rules) from ``seed`` on until at
+    least ``hands`` hands are played; return the hands played."""
     bots = [RandomBot(seed + i) for i in range(4)]
     played = 0
     match_seed = seed
-    start = time.process_time()
     while played < hands:
         m = Match(Rules(), match_seed, log=log)
         while not m.over:
@@ -56,7 +57,7 @@ def hzmj_hands_per_s(hands: int, seed: int, *, views: bool, log: bool = True) ->
             m.apply(bots[seat].choose(view, m.legal_actions(seat)))
         played += m.hand_no
         match_seed += 1
-    return played / (time.process_time() - start)
+    return played
 
 
 def positions(count: int, seed: int) -> list[Match]:
@@ -109,13 +110,6 @@ def rollouts_per_100ms(matches: list[Match], seed: int, budget: float = 0.1) -> 
     return statistics.median(counts)
 
 
-def compiled() -> bool:
-    """Whether the engine modules are the mypyc-compiled build."""
-    import hzmj.game
-
-    return not hzmj.game.__file__.endswith(".py")
-
-
 def _rlcard_random_agent() -> Any:
     """RLCard's ``RandomAgent`` class.  ``rlcard.agents/__init__`` shells out to
     ``pip freeze``, which a uv environment lacks, so its module file is loaded alone."""
@@ -141,12 +135,11 @@ def rlcard_env(seed: int) -> Any:
     return env
 
 
-def rlcard_hands_per_s(env: Any, hands: int) -> float:
-    """Hands per CPU second of ``env`` (see :func:`rlcard_env`)."""
-    start = time.process_time()
+def rlcard_hands(env: Any, hands: int) -> int:
+    """Play ``hands`` hands of ``env`` (see :func:`rlcard_env`); return their number."""
     for _ in range(hands):
         env.run(is_training=False)
-    return hands / (time.process_time() - start)
+    return hands
 
 
 def main() -> None:
@@ -161,27 +154,27 @@ def main() -> None:
                         help="interleaved rounds (each side plays hands/rounds per round)")
     args = parser.parse_args()
     random.seed(args.seed)
-    hzmj_hands_per_s(200, args.seed + 10_000, views=False)  # warm the hand-analysis memo
+    hzmj_hands(200, args.seed + 10_000, views=False)  # warm the hand-analysis memo
     env = rlcard_env(args.seed)
-    ours, quiet, theirs = [], [], []
-    # interleaved rounds: a slow spell of a shared machine hits both sides alike, and the
-    # median of the per-round ratios ignores an outlier round
-    for r in range(args.rounds):
-        ours.append(hzmj_hands_per_s(args.hands // args.rounds, args.seed + 1000 * r,
-                                     views=False))
-        quiet.append(hzmj_hands_per_s(args.hands // args.rounds, args.seed + 1000 * r,
-                                      views=False, log=False))
-        theirs.append(rlcard_hands_per_s(env, max(1, args.rlcard_hands // args.rounds)))
-    ours_viewed = hzmj_hands_per_s(args.hands // 4, args.seed, views=True)
+    per_round = args.hands // args.rounds
+    # the logged and the quiet run of a round deal the same hands
+    rates = interleaved({
+        "ours": lambda r: hzmj_hands(per_round, args.seed + 1000 * r, views=False),
+        "quiet": lambda r: hzmj_hands(per_round, args.seed + 1000 * r, views=False, log=False),
+        "theirs": lambda r: rlcard_hands(env, max(1, args.rlcard_hands // args.rounds)),
+    }, args.rounds)
+    ours, quiet, theirs = rates["ours"], rates["quiet"], rates["theirs"]
+    start = time.process_time()
+    viewed = hzmj_hands(args.hands // 4, args.seed, views=True)
+    ours_viewed = viewed / (time.process_time() - start)
     starts = positions(args.positions, args.seed)
     result = {
         "compiled": compiled(),
         "hzmj_hands_per_s": round(statistics.median(ours), 1),
         "rlcard_hands_per_s": round(statistics.median(theirs), 1),
-        "ratio": round(statistics.median(o / t for o, t in zip(ours, theirs, strict=True)), 2),
+        "ratio": round(median_ratio(ours, theirs), 2),
         "nolog_hands_per_s": round(statistics.median(quiet), 1),
-        "nolog_ratio": round(statistics.median(q / t for q, t in zip(quiet, theirs, strict=True)),
-                             2),
+        "nolog_ratio": round(median_ratio(quiet, theirs), 2),
         "clone_us": round(clone_us(starts), 2),
         "rollouts_per_100ms": round(rollouts_per_100ms(starts, args.seed), 1),
         "hzmj_hands_per_s_with_views": round(ours_viewed, 1),
