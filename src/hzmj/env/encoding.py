@@ -30,6 +30,7 @@ that only hold views).  The rows:
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
@@ -96,10 +97,18 @@ def match_index_map(match: Match, seat: int) -> dict[int, Action]:
 
 def action_mask(index_map: dict[int, Action]) -> npt.NDArray[np.int8]:
     """The ``int8`` mask (length ``ACTION_SIZE``) of the indices of ``index_map``."""
-    buf = bytearray(ACTION_SIZE)  # a few item sets in Python beat a numpy fancy index
-    for i in index_map:
-        buf[i] = 1
-    return np.frombuffer(buf, dtype=np.int8)
+    mask: npt.NDArray[np.int8] = action_masks([index_map])[0]
+    return mask
+
+
+def action_masks(index_maps: Sequence[dict[int, Action]]) -> npt.NDArray[np.int8]:
+    """:func:`action_mask` of every map, stacked: shape ``(len(index_maps), ACTION_SIZE)``."""
+    buf = bytearray(ACTION_SIZE * len(index_maps))  # item sets in Python beat a fancy index
+    for row, index_map in enumerate(index_maps):
+        base = row * ACTION_SIZE
+        for i in index_map:
+            buf[base + i] = 1
+    return np.frombuffer(buf, dtype=np.int8).reshape(len(index_maps), ACTION_SIZE)
 
 
 def encode_view(view: dict[str, Any]) -> npt.NDArray[np.float32]:
@@ -147,10 +156,43 @@ def encode_match(match: Match, seat: int) -> npt.NDArray[np.float32]:
     ``encode_view(match.view(seat))`` (tests/test_env_state.py proves it on over 100k
     observations) without building the view.  Reads only what the seat may see (RULES
     §13): its own concealed tiles and draw, every discard, the melds others have shown."""
+    idx = _counted(match, seat)
+    flat = np.fromiter(idx, dtype=np.intp, count=len(idx))  # much faster than from a list
+    obs = np.bincount(flat, minlength=_OBS_SIZE).astype(np.float32)
+    obs[_SCALED] = _scaled(match)
+    return obs.reshape(OBS_SHAPE)
+
+
+_OBS_SIZE: Final = OBS_SHAPE[0] * _ROW
+_SCALARS: Final = 13 * _ROW  # flat index of row 13
+_SCALED: Final = [_SCALARS, _SCALARS + 1, _SCALARS + 14]  # where _scaled's values go
+
+
+def encode_matches(matches: Sequence[Match], seats: Sequence[int]) -> npt.NDArray[np.float32]:
+    """:func:`encode_match` of ``(matches[i], seats[i])`` for every ``i``, stacked: shape
+    ``(len(matches), *OBS_SHAPE)``, built with a handful of numpy calls for the batch."""
+    counted = [_counted(m, s) for m, s in zip(matches, seats, strict=True)]
+    sizes = [len(c) for c in counted]
+    flat = np.fromiter(itertools.chain.from_iterable(counted), dtype=np.intp, count=sum(sizes))
+    flat += np.repeat(np.arange(len(matches), dtype=np.intp) * _OBS_SIZE, sizes)
+    obs = np.bincount(flat, minlength=len(matches) * _OBS_SIZE).astype(np.float32)
+    obs = obs.reshape(len(matches), _OBS_SIZE)
+    obs[:, _SCALED] = [_scaled(m) for m in matches]
+    return obs.reshape(len(matches), *OBS_SHAPE)
+
+
+def _scaled(match: Match) -> tuple[float, float, float]:
+    """Row 13's fractional scalars: live tiles / 100, dealer level / 3, players / 4."""
+    return match.live_count / 100, match.level / 3, match.n / 4
+
+
+def _counted(match: Match, seat: int) -> list[int]:
+    """Flat indices into one observation of everything it counts (a kind seen twice is
+    listed twice), including the 0/1 and count scalars of row 13."""
     n = match.n
     seats = match.seats
     me = seats[seat]
-    idx = list(me.concealed)  # flat indices into the (14, 34) array, counted below
+    idx = list(me.concealed)
     over = match.over
     in_turn = not over and match.phase == "turn"
     if in_turn and match.turn == seat and match.last_draw is not None:
@@ -170,24 +212,16 @@ def encode_match(match: Match, seat: int) -> npt.NDArray[np.float32]:
     in_claim = not over and match.phase == "claim"
     if in_claim and match.claim_tile is not None:
         idx.append(12 * _ROW + match.claim_tile)
-    # the 0/1 and count scalars of row 13 are counted with the tiles: one numpy call less
-    # per scalar
-    base = 13 * _ROW
-    idx.append(base + 2 + (match.dealer - seat) % n)
+    idx.append(_SCALARS + 2 + (match.dealer - seat) % n)
     if match.lock is not None:
-        idx.append(base + 6 + (match.lock - seat) % n)
+        idx.append(_SCALARS + 6 + (match.lock - seat) % n)
     if in_turn and match.turn == seat:
-        idx.append(base + 10)
+        idx.append(_SCALARS + 10)
     if in_claim:
-        idx.append(base + 11)
+        idx.append(_SCALARS + 11)
     for step in me.chain:
         if step == "piao":
-            idx.append(base + 12)
+            idx.append(_SCALARS + 12)
         elif step == "kong":
-            idx.append(base + 13)
-    flat = np.fromiter(idx, dtype=np.intp, count=len(idx))  # much faster than from a list
-    obs = np.bincount(flat, minlength=OBS_SHAPE[0] * _ROW).astype(np.float32)
-    obs[base] = match.live_count / 100
-    obs[base + 1] = match.level / 3
-    obs[base + 14] = n / 4
-    return obs.reshape(OBS_SHAPE)
+            idx.append(_SCALARS + 13)
+    return idx
