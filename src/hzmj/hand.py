@@ -320,10 +320,10 @@ def _honor_by(key: int) -> _Entry:
     return e
 
 
-def is_win_keys(keys: Sequence[int], wilds: int, seven_pairs: bool) -> bool:
+def is_win_keys(keys: list[int], wilds: int, seven_pairs: bool) -> bool:
     """The win test (RULES §7.1–7.2) of a concealed part given by its :func:`group_keys`
-    and ``wilds``; ``seven_pairs`` allows that shape (14 concealed tiles, no melds).
-    Equals :func:`is_win_counts` / :func:`is_standard_win` on the same tiles."""
+    (a list of four) and ``wilds``; ``seven_pairs`` allows that shape (14 concealed tiles,
+    no melds).  Equals :func:`is_win_counts` / :func:`is_standard_win` on the same tiles."""
     # the engine's hot path: plain subscripts and comparisons, no min() or method calls
     k0, k1, k2, k3 = keys
     try:
