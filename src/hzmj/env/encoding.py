@@ -149,6 +149,9 @@ def encode_view(view: dict[str, Any]) -> npt.NDArray[np.float32]:
 
 
 _ROW: Final = NUM_KINDS
+_OBS_SIZE: Final = OBS_SHAPE[0] * _ROW
+_SCALARS: Final = 13 * _ROW  # flat index of row 13
+_SCALED: Final = [_SCALARS, _SCALARS + 1, _SCALARS + 14]  # where _scaled's values go
 
 
 def encode_match(match: Match, seat: int) -> npt.NDArray[np.float32]:
@@ -161,11 +164,6 @@ def encode_match(match: Match, seat: int) -> npt.NDArray[np.float32]:
     obs = np.bincount(flat, minlength=_OBS_SIZE).astype(np.float32)
     obs[_SCALED] = _scaled(match)
     return obs.reshape(OBS_SHAPE)
-
-
-_OBS_SIZE: Final = OBS_SHAPE[0] * _ROW
-_SCALARS: Final = 13 * _ROW  # flat index of row 13
-_SCALED: Final = [_SCALARS, _SCALARS + 1, _SCALARS + 14]  # where _scaled's values go
 
 
 def encode_matches(matches: Sequence[Match], seats: Sequence[int]) -> npt.NDArray[np.float32]:
