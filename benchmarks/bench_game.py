@@ -21,8 +21,9 @@ hzmj / RLCard.  Also, for search and simulation:
 * ``nolog_hands_per_s`` / ``nolog_ratio``: the same hands with ``Match(..., log=False)``,
   in the same interleaved rounds against RLCard;
 * ``clone_us``: µs per ``Match.clone()`` of positions along random hands (median);
-* ``rollouts_per_100ms``: from such positions, how many random rollouts (clone, then
-  uniform random legal actions to the hand's end) fit in 100 ms of CPU (median);
+* ``rollouts_per_100ms``: from such positions, how many random rollouts (a
+  ``clone(hand_only=True)``, then uniform random legal actions to the hand's end) fit in
+  100 ms of CPU (median);
 * ``compiled``: whether the engine runs as the mypyc build (docs/performance.md).
 """
 
@@ -87,10 +88,10 @@ def clone_us(matches: list[Match], repeats: int = 200) -> float:
 
 
 def rollout(m: Match, rng: random.Random) -> None:
-    """Uniform random legal actions on a clone of ``m`` until its hand ends."""
-    sim = m.clone()
-    hand = sim.hand_no
-    while not sim.over and sim.hand_no == hand:
+    """Uniform random legal actions on a clone of ``m`` until its hand ends (a
+    ``hand_only`` clone, which stops there instead of dealing the next hand)."""
+    sim = m.clone(hand_only=True)
+    while not sim.over:
         seat = sim.to_move()[0]
         legal = sim.legal_actions(seat)
         sim.apply(legal[int(rng.random() * len(legal))])

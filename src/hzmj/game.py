@@ -248,11 +248,17 @@ class Match:
         match._deal(list(wall), (dice[0], dice[1]))
         return match
 
-    def clone(self) -> Match:
+    def clone(self, *, hand_only: bool = False) -> Match:
         """An exact, independent copy (for search): same state, same future for the same
         actions, logging or not like this match.  Shares only immutable values (rules,
-        actions, melds, events); a few tens of µs, where ``copy.deepcopy`` takes ~1 ms."""
+        actions, melds, events); a few tens of µs, where ``copy.deepcopy`` takes ~1 ms.
+
+        ``hand_only=True`` (for rollouts to the hand's end): the copy stops when its
+        current hand ends, with that hand's result, points and dealer succession, but
+        without dealing the next hand: ``over`` turns true (no ``match_end`` event).
+        Clones of it keep this."""
         new = Match(self.rules, self.seed, log=self.logged, _deal=False)
+        new._hand_only = hand_only or self._hand_only
         new.rules = self.rules
         new.seed = self.seed
         new.n = self.n
@@ -431,6 +437,7 @@ class Match:
         self.logged = log
         self._origin: _Origin | None = None
         self._replayable = True  # False for a determinized position (hzmj.determinize)
+        self._hand_only = False  # see clone(hand_only=True)
         # the other seats in turn order after each seat (claim order, RULES §6.3)
         self._after = [tuple((d + i) % self.n for i in range(1, self.n)) for d in range(self.n)]
         self.log: list[Event] = []
@@ -916,6 +923,8 @@ class Match:
             if self.logged:
                 self._emit({"type": "match_end", "points": self.points(), "ranking": order,
                             "hands": self.hand_no})
+        elif self._hand_only:
+            self.over = True  # a rollout's copy: the next hand would be dealt for nothing
         else:
             self._start_hand()
 
