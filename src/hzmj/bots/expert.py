@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from hzmj.bots import analysis as an
-from hzmj.bots.base import Candidate
+from hzmj.bots.base import Candidate, ExplainingBot
 from hzmj.bots.efficiency import hand_state
 from hzmj.bots.rollout import play_out
 from hzmj.bots.seat import read_seat
@@ -134,7 +134,7 @@ def _worth_searching(view: dict[str, Any], legal: Sequence[Action]) -> bool:
     return an.shanten(hand_state(info)) <= SEARCH_MAX_SHANTEN
 
 
-class ExpertBot:
+class ExpertBot(ExplainingBot):
     """Determinized Monte-Carlo search (see the module docstring).
 
     ``budget_ms``: the deadline per decision (real time); ``samples``: if given, exactly
@@ -152,11 +152,6 @@ class ExpertBot:
         self.samples = samples
         self.width = width
         self._prior = StrongBot(seed, budget_ms=PRIOR_BUDGET_MS)
-
-    def choose(self, view: dict[str, Any], legal: Sequence[Action]) -> Action:
-        if len(legal) == 1:
-            return legal[0]
-        return self.explain(view, legal)[0].action
 
     def explain(self, view: dict[str, Any], legal: Sequence[Action],
                 include: Action | None = None) -> list[Candidate]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from hzmj.bots.base import Candidate
+from hzmj.bots.base import Candidate, ExplainingBot
 from hzmj.bots.efficiency import EfficiencyBot
 from hzmj.bots.expert import rank, search
 from hzmj.events import Action
@@ -21,7 +21,7 @@ from hzmj.game import Match
 WIDTH = 6
 
 
-class OracleBot:
+class OracleBot(ExplainingBot):
     """Search in the true world (see the module docstring); call :meth:`see` first."""
 
     name = "oracle"
@@ -36,11 +36,6 @@ class OracleBot:
     def see(self, match: Match) -> None:
         """Show the oracle the real match it plays in (read before each decision)."""
         self._match = match
-
-    def choose(self, view: dict[str, Any], legal: Sequence[Action]) -> Action:
-        if len(legal) == 1:
-            return legal[0]
-        return self.explain(view, legal)[0].action
 
     def explain(self, view: dict[str, Any], legal: Sequence[Action],
                 include: Action | None = None) -> list[Candidate]:
