@@ -73,7 +73,7 @@ def test_expert_fixed_count_is_deterministic() -> None:
 def test_expert_and_oracle_play_only_legal_actions(options: dict[str, Any]) -> None:
     rules = Rules(**options)
     m = Match(rules, 31)
-    bots = [ExpertBot(1, samples=1, width=2), OracleBot(2, width=2), EfficiencyBot(),
+    bots = [ExpertBot(1, samples=1, width=2), OracleBot(2), EfficiencyBot(),
             StrongBot(4, budget_ms=10)][:rules.players]
     show_match(bots, m)
     decisions = 0

@@ -12,7 +12,7 @@ in the real match, so reading hands there is fair.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from hzmj.bots import analysis as an
 from hzmj.events import Action, Chow, Discard, Kong, Pong, Win
@@ -21,13 +21,14 @@ from hzmj.hand import split_wilds
 from hzmj.tiles import Tile
 
 
-def _state(match: Match, seat: int) -> an.State:
+def seat_state(match: Match, seat: int) -> an.State:
+    """The analysis state (counts, 财神 held, declared sets) of ``seat``'s concealed tiles."""
     st = match.seats[seat]
     counts, wilds = split_wilds(st.concealed, match.caishen)
     return an.state_of(counts, wilds, len(st.melds))
 
 
-def _isolation(state: an.State, nat: int) -> int:
+def isolation(state: an.State, nat: int) -> int:
     """How connected a kind is in the hand: tiles of its suit within two ranks (honours:
     the same kind).  Lower is a better discard."""
     counts = state[0]
@@ -53,7 +54,7 @@ def best_discard(state: an.State, kinds: Sequence[Tile], caishen: Tile) -> tuple
     if not rows:  # only 财神 to throw
         return kinds[0], an.shanten(an.remove(state, an.WILD))
     low = min(r[0] for r in rows)
-    ties = [(_isolation(state, nat), t) for s, t, nat in rows if s == low]
+    ties = [(isolation(state, nat), t) for s, t, nat in rows if s == low]
     return min(ties)[1], low
 
 
@@ -63,7 +64,7 @@ def policy(match: Match, seat: int, legal: Sequence[Action]) -> Action:
     if len(legal) == 1 or isinstance(first, Win):
         return first
     cs = match.caishen
-    state = _state(match, seat)
+    state = seat_state(match, seat)
     if match.phase == "claim":
         now = an.shanten(state)
         for a in legal:
@@ -94,11 +95,16 @@ def policy(match: Match, seat: int, legal: Sequence[Action]) -> Action:
     return next(a for a in legal if isinstance(a, Discard) and a.tile == discard)
 
 
-def play_out(match: Match, seat: int, done: int) -> int:
-    """Play ``match`` with :func:`policy` at every seat until it holds more than ``done``
-    hand results; ``seat``'s points from hand result ``done`` (0 for a draw)."""
+Policy = Callable[[Match, int, Sequence[Action]], Action]
+"""A play-out policy: ``(match, seat, legal) -> one of legal``."""
+
+
+def play_out(match: Match, seat: int, done: int, own: Policy = policy) -> int:
+    """Play ``match`` until it holds more than ``done`` hand results, ``seat`` with
+    ``own`` and every other seat with :func:`policy`; ``seat``'s points from hand result
+    ``done`` (0 for a draw)."""
     while len(match.results) == done:
         s = match.to_move()[0]
-        match.apply(policy(match, s, match.legal_actions(s)))
+        match.apply((own if s == seat else policy)(match, s, match.legal_actions(s)))
     result = match.results[done]
     return result.settlement.deltas[seat] if result.settlement else 0
