@@ -29,6 +29,7 @@ import math
 import random
 import statistics
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -39,7 +40,7 @@ from hzmj.bots.rollout import play_out
 from hzmj.bots.seat import read_seat
 from hzmj.bots.strong import StrongBot
 from hzmj.determinize import determinize
-from hzmj.events import Action, Discard, IllegalActionError
+from hzmj.events import Action, Discard, IllegalActionError, Win
 from hzmj.game import Match
 
 DEFAULT_BUDGET_MS = 100
@@ -144,14 +145,18 @@ class ExpertBot(ExplainingBot):
     name = "expert"
 
     def __init__(self, seed: int = 0, budget_ms: int = DEFAULT_BUDGET_MS,
-                 samples: int | None = None, width: int = WIDTH) -> None:
+                 samples: int | None = None, width: int = WIDTH, z: float = Z) -> None:
         if budget_ms <= 0 or (samples is not None and samples <= 0) or width <= 0:
             raise ValueError("budget_ms, samples and width must be positive")
         self.seed = seed
         self.budget_ms = budget_ms
         self.samples = samples
         self.width = width
+        self.z = z
         self._prior = StrongBot(seed, budget_ms=PRIOR_BUDGET_MS)
+        self.stats: Counter[str] = Counter()
+        """Decisions valued (``explained``), searched (``searched``) and where the search
+        overrode the strong bot (``override:PHASE:STRONG->EXPERT``), for diagnosis."""
 
     def explain(self, view: dict[str, Any], legal: Sequence[Action],
                 include: Action | None = None) -> list[Candidate]:
@@ -161,7 +166,12 @@ class ExpertBot(ExplainingBot):
         prior = self._prior.explain(view, legal)
         if include is not None and include not in [c.action for c in prior]:
             prior = [*prior, Candidate(include, prior[-1].value - 1, "the move played")]
-        if include is None and not _worth_searching(view, legal):
+        self.stats["explained"] += 1
+        # a win on offer is the strong bot's call: play-outs in worlds dealt at random
+        # see the opponents further from a win than they are, and so decline real wins
+        # for bigger ones too often (measured: docs/bots.md)
+        wins = any(isinstance(a, Win) for a in legal)
+        if include is None and (wins or not _worth_searching(view, legal)):
             return prior
         actions = [c.action for c in prior[:self.width]]
         if include is not None and include not in actions:
@@ -182,4 +192,9 @@ class ExpertBot(ExplainingBot):
 
         values = search(actions, view["seat"],
                         lambda i: determinize(view, random.Random(base + i)), more)
-        return rank(prior, values, "worlds")
+        ranked = rank(prior, values, "worlds", z=math.inf if wins else self.z)
+        self.stats["searched"] += 1
+        if ranked[0].action != prior[0].action:
+            self.stats[f"override:{view['phase']}:{prior[0].action.type}->"
+                       f"{ranked[0].action.type}"] += 1
+        return ranked
