@@ -601,24 +601,24 @@ def test_two_people_and_two_bots_through_the_ready_gate(
     assert share.endswith(f"/room/{room_id}")
     bob = page_at(width, height)
     bob.goto(share)
-    # the waiting room re-renders when the room's first message arrives, which can clear
-    # a name typed just before: type and take the seat until the ready button shows
-    for _ in range(3):
-        if bob.locator("button.toggle-ready").count():
-            break
-        try:
-            bob.fill("#seat-name", "Bob", timeout=5000)
-            bob.locator(".seat-slot[data-seat='1'] button.take-seat").click(timeout=5000)
-            sync_api.expect(bob.locator("button.toggle-ready")).to_be_visible(timeout=10000)
-        except (AssertionError, sync_api.Error):
-            continue
-    sync_api.expect(bob.locator("button.toggle-ready")).to_be_visible(timeout=20000)
+    # Bob types his name; a re-render of the waiting room (the owner adds a bot) keeps it
+    bob.fill("#seat-name", "Bob")
+    slot = alice.locator(".seat-slot[data-seat='2']")
+    slot.locator("select.bot-level").select_option(BOT)
+    slot.locator("button.add-bot").click()
+    sync_api.expect(bob.locator(".seat-slot[data-seat='2'] .take-seat")).to_have_count(0)
+    assert bob.locator("#seat-name").input_value() == "Bob"
+    assert bob.evaluate("document.activeElement.id") == "seat-name"
+    bob.locator(".seat-slot[data-seat='1'] button.take-seat").click()
+    sync_api.expect(bob.locator("button.toggle-ready")).to_be_visible()
+    sync_api.expect(alice.locator(".seat-slot[data-seat='1']")).to_contain_text("Bob")
     bob.click("button.toggle-ready")
     sync_api.expect(alice.locator(".seat-slot[data-seat='1'] .chip-ready")).to_be_visible()
     for seat in (2, 3):
         slot = alice.locator(f".seat-slot[data-seat='{seat}']")
-        slot.locator("select.bot-level").select_option(BOT)
-        slot.locator("button.add-bot").click()
+        if seat == 3:
+            slot.locator("select.bot-level").select_option(BOT)
+            slot.locator("button.add-bot").click()
         sync_api.expect(slot.locator("button.remove-seat")).to_be_visible()
     # the owner swaps a bot's level and can remove a seat
     alice.locator(".seat-slot[data-seat='3'] select.swap-bot").select_option("random")

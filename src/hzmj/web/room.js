@@ -465,7 +465,16 @@ export class RoomPage {
       return;
     }
     const open = !this.board && (!this.room || this.room.status === "open");
-    this.root.replaceChildren(open ? this.waitingRoom() : this.table());
+    // A re-render (a seat taken, someone ready) must not clear or blur what a visitor is typing.
+    const typing = this.root.querySelector("#seat-name");
+    const focused = typing && document.activeElement === typing;
+    const caret = focused ? [typing.selectionStart, typing.selectionEnd] : null;
+    this.root.replaceChildren(open ? this.waitingRoom(typing?.value) : this.table());
+    const again = focused ? this.root.querySelector("#seat-name") : null;
+    if (again) {
+      again.focus();
+      again.setSelectionRange(caret[0], caret[1]);
+    }
     this.tick();
     this.renderHintPanel();
   }
@@ -488,7 +497,8 @@ export class RoomPage {
     this.render();
   }
 
-  waitingRoom() {
+  /** The waiting room; `typed` is the name already in the name field (kept over re-renders). */
+  waitingRoom(typed) {
     const room = this.room;
     if (!room) return h("main.waiting", {}, this.statusLine());
     this.loadShare();
@@ -546,7 +556,7 @@ export class RoomPage {
       h("p.rules-line", {}, h("b", {}, `${t("rules")}: `), rulesSummary(room.rules), " ",
         ruleLink("3", t("rules_link"))),
       seated ? null
-        : h("p", {}, h("label", {}, `${t("your_name")} `, h("input#seat-name", { value: savedName(),
+        : h("p", {}, h("label", {}, `${t("your_name")} `, h("input#seat-name", { value: typed ?? savedName(),
           maxlength: 40 }))),
       h("ul.seat-list", {}, seats),
       h("p.buttons", {},
