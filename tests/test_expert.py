@@ -214,3 +214,32 @@ def test_oracle_out_scores_efficiency_on_the_same_deals() -> None:
     pair = next(p for p in stats["pairs"] if p["a"] == "oracle")
     assert stats["bots"]["oracle"]["hands"] == 32
     assert pair["mean_diff"] > 1.0
+
+
+def test_expert_leaves_a_win_on_offer_to_the_strong_bot() -> None:
+    """A win on offer is the strong bot's call (its 爆头 gamble is calibrated; random
+    worlds over-rate declining): no search in play, and in a review the search values
+    the candidates in points but the strong bot's choice stays first."""
+    from hzmj.events import Win
+
+    found = 0
+    for seed in range(3, 40):
+        for m, seat in _positions(Rules(), seed):
+            legal = m.legal_actions(seat)
+            if not any(isinstance(a, Win) for a in legal):
+                continue
+            view = m.view(seat)
+            strong = StrongBot(0, budget_ms=10).explain(view, legal)[0].action
+            bot = ExpertBot(0, samples=4)
+            assert bot.choose(view, legal) == strong
+            assert bot.stats["searched"] == 0
+            other = next(a for a in legal if a != strong)
+            ranked = bot.explain(view, legal, include=other)
+            assert ranked[0].action == strong and bot.stats["searched"] == 1
+            assert other in [c.action for c in ranked]
+            assert "points over 4 worlds" in ranked[0].detail
+            found += 1
+            break
+        if found >= 2:
+            break
+    assert found >= 2

@@ -13,7 +13,9 @@ Per decision, from the seat's view only (RULES §13):
 4. steps 2–3 repeat until the deadline (``budget_ms``, default 100) or, in the
    deterministic mode, a fixed number of worlds (``samples``);
 5. the strong bot's choice stands unless another candidate scores more with a paired
-   margin of ``Z`` (2) standard errors.
+   margin of ``Z`` (2) standard errors; a win on offer is always the strong bot's call
+   (the worlds deal the opponents random hands, further from a win than their play
+   shows, so play-outs over-rate declining a win for a bigger one).
 
 The engine settles each play-out, so everything Hangzhou pays or charges is weighed as
 the rules price it: 爆头, 财飘, 杠开, 杠暴 chains and seven pairs (RULES §9), 摊 with 承包,
