@@ -33,7 +33,7 @@ from typing import Any
 
 from hzmj.bots import analysis as an
 from hzmj.bots.base import Candidate, ExplainingBot
-from hzmj.bots.rollout import isolation, play_out, policy, seat_state
+from hzmj.bots.rollout import after_claim, isolation, play_out, policy, seat_state
 from hzmj.bots.strong import StrongBot
 from hzmj.events import Action, Chow, Discard, Kong, Pass, Pong, Win
 from hzmj.game import Match
@@ -83,8 +83,6 @@ def plan_rank(match: Match, seat: int, legal: Sequence[Action]) -> list[tuple[Ac
     fast = policy(match, seat, legal) if len(legal) > 1 else legal[0]
     rows: list[tuple[float, int, int, Action]] = []
     if match.phase == "claim":
-        claimed = match.claim_tile
-        assert claimed is not None
         offset = (seat - match.claim_from - 1) % n  # passing keeps these draws
         passing = plan_length(state, own_draws(live, offset, n), cs)
         pass_when = offset + 1 + (passing - 1) * n
@@ -92,11 +90,7 @@ def plan_rank(match: Match, seat: int, legal: Sequence[Action]) -> list[tuple[Ac
             if isinstance(a, Win):
                 rows.append((0, 0, i, a))
             elif isinstance(a, (Pong, Chow)):
-                used = [claimed, claimed] if isinstance(a, Pong) else list(a.tiles)
-                after = an.meld_out(state, [an.natural(t, cs) for t in used])
-                rest = list(match.seats[seat].concealed)
-                for t in used:
-                    rest.remove(t)
+                after, rest = after_claim(match, state, a)
                 j = min(discard_plans(after, rest, own_draws(live, n - 1, n), cs).values())
                 rows.append((n + (j - 1) * n, 2, i, a))
             elif isinstance(a, Pass):

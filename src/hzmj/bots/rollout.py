@@ -58,6 +58,20 @@ def best_discard(state: an.State, kinds: Sequence[Tile], caishen: Tile) -> tuple
     return min(ties)[1], low
 
 
+def after_claim(match: Match, state: an.State, claim: Pong | Chow) -> tuple[an.State, list[Tile]]:
+    """The claimer's state (``state`` = its concealed tiles now) once ``claim`` of the
+    tile on offer is declared, and the concealed tiles it then holds (it must discard
+    one of them)."""
+    t = match.claim_tile
+    assert t is not None
+    used = [t, t] if isinstance(claim, Pong) else list(claim.tiles)
+    after = an.meld_out(state, [an.natural(x, match.caishen) for x in used])
+    rest = list(match.seats[claim.seat].concealed)
+    for x in used:
+        rest.remove(x)
+    return after, rest
+
+
 def policy(match: Match, seat: int, legal: Sequence[Action]) -> Action:
     """The play-out policy's action for ``seat`` (see the module docstring)."""
     first = legal[0]
@@ -73,13 +87,7 @@ def policy(match: Match, seat: int, legal: Sequence[Action]) -> Action:
                 if an.shanten(an.meld_out(state, [nat] * 3)) <= now:
                     return a
             elif isinstance(a, (Pong, Chow)):
-                t = match.claim_tile
-                assert t is not None
-                used = [t, t] if isinstance(a, Pong) else list(a.tiles)
-                after = an.meld_out(state, [an.natural(x, cs) for x in used])
-                rest = list(match.seats[seat].concealed)
-                for x in used:
-                    rest.remove(x)
+                after, rest = after_claim(match, state, a)
                 if best_discard(after, sorted(set(rest)), cs)[1] < now:
                     return a
         return legal[-1]  # pass
