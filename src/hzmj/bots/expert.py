@@ -10,7 +10,8 @@ Per decision, from the seat's view only (RULES §13):
    policy to the end of the hand (:mod:`hzmj.bots.rollout`); the seat's points from the
    hand's settlement are the sample.  Every candidate meets the same worlds (common
    random numbers), so differences between them are measured, not luck;
-4. steps 2–3 repeat until the deadline (``budget_ms``, default 100) or, in the
+4. steps 2–3 repeat while the next play-out fits in the deadline (``budget_ms``,
+   default 100, at the pace of the longest play-out so far) or, in the
    deterministic mode, a fixed number of worlds (``samples``);
 5. the strong bot's choice stands unless another candidate scores more with a paired
    margin of ``Z`` (2) standard errors; a win on offer is always the strong bot's call
@@ -54,9 +55,12 @@ Z = 2.0
 """Standard errors by which another candidate must beat the strong bot's choice."""
 SEARCH_MAX_SHANTEN = 2
 """Above this shanten (and with nothing but discards on offer) the prior decides."""
-SAFETY = 0.85
-"""The deadline mode starts a play-out only before this share of the budget has passed
-(a play-out takes a few milliseconds; a world cut short is dropped)."""
+SAFETY = 0.9
+"""The deadline mode starts a play-out only if, at the pace of the longest play-out so
+far in this decision, it ends before this share of the budget (a world cut short is
+dropped)."""
+FIRST_PLAY_OUT_S = 0.008
+"""The guess for a play-out's duration before one has been timed."""
 
 
 def view_seed(seed: int, view: dict[str, Any]) -> int:
@@ -187,10 +191,15 @@ class ExpertBot(ExplainingBot):
             def more(i: int) -> bool:
                 return i < samples
         else:
-            deadline = start + self.budget_ms / 1000 * SAFETY
+            end = start + self.budget_ms / 1000 * SAFETY
+            clock = {"last": time.perf_counter(), "longest": FIRST_PLAY_OUT_S}
 
             def more(i: int) -> bool:
-                return time.perf_counter() < deadline
+                # a play-out is started only if the longest one so far still fits
+                now = time.perf_counter()
+                clock["longest"] = max(clock["longest"], now - clock["last"])
+                clock["last"] = now
+                return now + clock["longest"] < end
 
         values = search(actions, view["seat"],
                         lambda i: determinize(view, random.Random(base + i)), more)
