@@ -1,6 +1,7 @@
 """Where a search bot departs from the strong bot, and what each departure is worth.
 
     uv run python benchmarks/diagnose_expert.py [--bot expert@16] [--seeds 100:112] [--json]
+        [--log FILE]      # each match's overrides as it finishes (JSON lines)
 
 Seat 0 is played by ``--bot``; at each of its decisions with a choice the strong bot
 (100 ms) is asked too.  Where they differ, the real match is cloned twice (``Match.clone``),
@@ -17,7 +18,8 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from hzmj.bots.base import Bot
 from hzmj.bots.registry import make_bot
@@ -35,9 +37,12 @@ def finish_hand(match: Match, bots: Sequence[Bot], done: int) -> int:
     return result.settlement.deltas[0] if result.settlement else 0
 
 
-def diagnose(bot_name: str, seeds: range) -> dict[str, object]:
+def diagnose(bot_name: str, seeds: range,
+             log: Callable[[dict[str, object]], None] | None = None) -> dict[str, object]:
+    """The summary over matches ``seeds``; ``log`` sees each match's overrides."""
     counts: Counter[str] = Counter()
     value: dict[str, list[int]] = defaultdict(list)
+    seen: dict[str, int] = {}
     for seed in seeds:
         bot = make_bot(bot_name, seed)
         strong = StrongBot(seed)
@@ -62,6 +67,10 @@ def diagnose(bot_name: str, seeds: range) -> dict[str, object]:
                 value[kind].append(finish_hand(a, future, done) - finish_hand(b, future, done))
             match.apply(mine)
         counts["hands"] += len(match.results)
+        if log is not None:
+            log({"seed": seed, "hands": len(match.results), "overrides": [
+                [k, v] for k, vs in value.items() for v in vs[seen.get(k, 0):]]})
+            seen = {k: len(vs) for k, vs in value.items()}
     overrides = {k: {"count": len(v), "value": sum(v)} for k, v in sorted(value.items())}
     total = sum(sum(v) for v in value.values())
     return {"bot": bot_name, "seeds": f"{seeds.start}:{seeds.stop}", **counts,
@@ -74,9 +83,15 @@ def main() -> None:
     parser.add_argument("--bot", default="expert@16")
     parser.add_argument("--seeds", default="100:112", help="match seeds, START:STOP")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--log", type=Path, help="append each match's overrides (JSON lines)")
     args = parser.parse_args()
     start, _, stop = args.seeds.partition(":")
-    out = diagnose(args.bot, range(int(start), int(stop)))
+    def log(row: dict[str, object]) -> None:
+        if args.log is not None:
+            with args.log.open("a") as f:
+                f.write(json.dumps(row) + "\n")
+
+    out = diagnose(args.bot, range(int(start), int(stop)), log)
     if args.json:
         print(json.dumps(out))
         return
