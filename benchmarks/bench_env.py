@@ -25,7 +25,6 @@ import argparse
 import json
 import random
 import statistics
-import time
 from typing import Any
 
 import numpy as np
@@ -33,14 +32,14 @@ import numpy as np
 from hzmj.env.pettingzoo_env import HzmjAECEnv
 from hzmj.env.vector import HzmjVectorEnv
 from hzmj.rules import Rules
+from interleave import compiled, interleaved, median_ratio
 
 VECTOR_TABLES = 64
 
 
-def hzmj_steps_per_s(env: HzmjAECEnv, steps: int, rng: random.Random) -> float:
-    """AEC steps per CPU second (see the module docstring)."""
+def hzmj_steps(env: HzmjAECEnv, steps: int, rng: random.Random) -> int:
+    """Take ``steps`` AEC steps (see the module docstring); return their number."""
     done = 0
-    start = time.process_time()
     while done < steps:
         env.reset(seed=rng.getrandbits(32))
         for agent in env.agent_iter():
@@ -54,20 +53,19 @@ def hzmj_steps_per_s(env: HzmjAECEnv, steps: int, rng: random.Random) -> float:
             del agent
             if done >= steps:
                 break
-    return done / (time.process_time() - start)
+    return done
 
 
-def vector_steps_per_s(venv: HzmjVectorEnv, steps: int, rng: random.Random) -> float:
-    """Table-steps per CPU second of the vectorised helper."""
+def vector_steps(venv: HzmjVectorEnv, steps: int, rng: random.Random) -> int:
+    """Step every table of ``venv`` until ``steps`` table-steps are done; return them."""
     _, mask, _ = venv.reset(seed=rng.getrandbits(32))
     done = 0
-    start = time.process_time()
     while done < steps:
         actions = [int(np.flatnonzero(row)[-1]) if rng.random() < 0.5 else
                    int(rng.choice(np.flatnonzero(row))) for row in mask]
         _, mask, _, _, _ = venv.step(actions)
         done += venv.num_tables
-    return done / (time.process_time() - start)
+    return done
 
 
 def rlcard_env(seed: int) -> Any:
@@ -76,10 +74,9 @@ def rlcard_env(seed: int) -> Any:
     return rlcard.make("mahjong", config={"seed": seed})
 
 
-def rlcard_steps_per_s(env: Any, steps: int, rng: random.Random) -> float:
-    """RLCard steps per CPU second (see the module docstring)."""
+def rlcard_steps(env: Any, steps: int, rng: random.Random) -> int:
+    """Take ``steps`` RLCard steps (see the module docstring); return their number."""
     done = 0
-    start = time.process_time()
     state, _ = env.reset()
     while done < steps:
         legal = list(state["legal_actions"])
@@ -87,13 +84,7 @@ def rlcard_steps_per_s(env: Any, steps: int, rng: random.Random) -> float:
         done += 1
         if env.is_over():
             state, _ = env.reset()
-    return done / (time.process_time() - start)
-
-
-def compiled() -> bool:
-    import hzmj.game
-
-    return not hzmj.game.__file__.endswith(".py")
+    return done
 
 
 def main() -> None:
@@ -108,20 +99,20 @@ def main() -> None:
     env = HzmjAECEnv(Rules())
     venv = HzmjVectorEnv(VECTOR_TABLES)
     theirs_env = rlcard_env(args.seed)
-    hzmj_steps_per_s(env, 2000, rng)  # warm the hand-analysis memo
-    ours, vec, theirs = [], [], []
-    for _ in range(args.rounds):  # interleaved: a slow spell hits every side alike
-        ours.append(hzmj_steps_per_s(env, args.steps, rng))
-        vec.append(vector_steps_per_s(venv, args.steps, rng))
-        theirs.append(rlcard_steps_per_s(theirs_env, args.rlcard_steps, rng))
+    hzmj_steps(env, 2000, rng)  # warm the hand-analysis memo
+    rates = interleaved({
+        "ours": lambda r: hzmj_steps(env, args.steps, rng),
+        "vector": lambda r: vector_steps(venv, args.steps, rng),
+        "theirs": lambda r: rlcard_steps(theirs_env, args.rlcard_steps, rng),
+    }, args.rounds)
+    ours, vec, theirs = rates["ours"], rates["vector"], rates["theirs"]
     result = {
         "compiled": compiled(),
         "steps_per_s": round(statistics.median(ours)),
         "vector_steps_per_s": round(statistics.median(vec)),
         "rlcard_steps_per_s": round(statistics.median(theirs)),
-        "ratio": round(statistics.median(o / t for o, t in zip(ours, theirs, strict=True)), 2),
-        "vector_ratio": round(statistics.median(v / t for v, t in zip(vec, theirs, strict=True)),
-                              2),
+        "ratio": round(median_ratio(ours, theirs), 2),
+        "vector_ratio": round(median_ratio(vec, theirs), 2),
         "steps": args.steps,
         "rlcard_steps": args.rlcard_steps,
         "rounds": args.rounds,

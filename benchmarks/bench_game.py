@@ -21,8 +21,9 @@ hzmj / RLCard.  Also, for search and simulation:
 * ``nolog_hands_per_s`` / ``nolog_ratio``: the same hands with ``Match(..., log=False)``,
   in the same interleaved rounds against RLCard;
 * ``clone_us``: µs per ``Match.clone()`` of positions along random hands (median);
-* ``rollouts_per_100ms``: from such positions, how many random rollouts (clone, then
-  uniform random legal actions to the hand's end) fit in 100 ms of CPU (median);
+* ``rollouts_per_100ms``: from such positions, how many random rollouts (a
+  ``clone(hand_only=True)``, then uniform random legal actions to the hand's end) fit in
+  100 ms of CPU (median);
 * ``compiled``: whether the engine runs as the mypyc build (docs/performance.md).
 """
 
@@ -40,14 +41,15 @@ from typing import Any
 from hzmj.bots.random_bot import RandomBot
 from hzmj.game import Match
 from hzmj.rules import Rules
+from interleave import compiled, interleaved, median_ratio
 
 
-def hzmj_hands_per_s(hands: int, seed: int, *, views: bool, log: bool = True) -> float:
-    """Hands per CPU second of four random bots under the default rules."""
+def hzmj_hands(hands: int, seed: int, *, views: bool, log: bool = True) -> int:
+    """Play whole matches of four random bots (default rules) from ``seed`` on until at
+    least ``hands`` hands are played; return the hands played."""
     bots = [RandomBot(seed + i) for i in range(4)]
     played = 0
     match_seed = seed
-    start = time.process_time()
     while played < hands:
         m = Match(Rules(), match_seed, log=log)
         while not m.over:
@@ -56,7 +58,7 @@ def hzmj_hands_per_s(hands: int, seed: int, *, views: bool, log: bool = True) ->
             m.apply(bots[seat].choose(view, m.legal_actions(seat)))
         played += m.hand_no
         match_seed += 1
-    return played / (time.process_time() - start)
+    return played
 
 
 def positions(count: int, seed: int) -> list[Match]:
@@ -86,10 +88,10 @@ def clone_us(matches: list[Match], repeats: int = 200) -> float:
 
 
 def rollout(m: Match, rng: random.Random) -> None:
-    """Uniform random legal actions on a clone of ``m`` until its hand ends."""
-    sim = m.clone()
-    hand = sim.hand_no
-    while not sim.over and sim.hand_no == hand:
+    """Uniform random legal actions on a clone of ``m`` until its hand ends (a
+    ``hand_only`` clone, which stops there instead of dealing the next hand)."""
+    sim = m.clone(hand_only=True)
+    while not sim.over:
         seat = sim.to_move()[0]
         legal = sim.legal_actions(seat)
         sim.apply(legal[int(rng.random() * len(legal))])
@@ -107,13 +109,6 @@ def rollouts_per_100ms(matches: list[Match], seed: int, budget: float = 0.1) -> 
             done += 1
         counts.append(done * 0.1 / (time.process_time() - start))
     return statistics.median(counts)
-
-
-def compiled() -> bool:
-    """Whether the engine modules are the mypyc-compiled build."""
-    import hzmj.game
-
-    return not hzmj.game.__file__.endswith(".py")
 
 
 def _rlcard_random_agent() -> Any:
@@ -141,12 +136,11 @@ def rlcard_env(seed: int) -> Any:
     return env
 
 
-def rlcard_hands_per_s(env: Any, hands: int) -> float:
-    """Hands per CPU second of ``env`` (see :func:`rlcard_env`)."""
-    start = time.process_time()
+def rlcard_hands(env: Any, hands: int) -> int:
+    """Play ``hands`` hands of ``env`` (see :func:`rlcard_env`); return their number."""
     for _ in range(hands):
         env.run(is_training=False)
-    return hands / (time.process_time() - start)
+    return hands
 
 
 def main() -> None:
@@ -161,27 +155,30 @@ def main() -> None:
                         help="interleaved rounds (each side plays hands/rounds per round)")
     args = parser.parse_args()
     random.seed(args.seed)
-    hzmj_hands_per_s(200, args.seed + 10_000, views=False)  # warm the hand-analysis memo
-    env = rlcard_env(args.seed)
-    ours, quiet, theirs = [], [], []
-    # interleaved rounds: a slow spell of a shared machine hits both sides alike, and the
-    # median of the per-round ratios ignores an outlier round
+    per_round = args.hands // args.rounds
+    # warm the hand-analysis memo (filled on first use) on the very hands timed below, so
+    # that the logged run, timed first in each round, does not fill it for the quiet one
     for r in range(args.rounds):
-        ours.append(hzmj_hands_per_s(args.hands // args.rounds, args.seed + 1000 * r,
-                                     views=False))
-        quiet.append(hzmj_hands_per_s(args.hands // args.rounds, args.seed + 1000 * r,
-                                      views=False, log=False))
-        theirs.append(rlcard_hands_per_s(env, max(1, args.rlcard_hands // args.rounds)))
-    ours_viewed = hzmj_hands_per_s(args.hands // 4, args.seed, views=True)
+        hzmj_hands(per_round, args.seed + 1000 * r, views=False, log=False)
+    env = rlcard_env(args.seed)
+    # the logged and the quiet run of a round deal the same hands
+    rates = interleaved({
+        "ours": lambda r: hzmj_hands(per_round, args.seed + 1000 * r, views=False),
+        "quiet": lambda r: hzmj_hands(per_round, args.seed + 1000 * r, views=False, log=False),
+        "theirs": lambda r: rlcard_hands(env, max(1, args.rlcard_hands // args.rounds)),
+    }, args.rounds)
+    ours, quiet, theirs = rates["ours"], rates["quiet"], rates["theirs"]
+    start = time.process_time()
+    viewed = hzmj_hands(args.hands // 4, args.seed, views=True)
+    ours_viewed = viewed / (time.process_time() - start)
     starts = positions(args.positions, args.seed)
     result = {
         "compiled": compiled(),
         "hzmj_hands_per_s": round(statistics.median(ours), 1),
         "rlcard_hands_per_s": round(statistics.median(theirs), 1),
-        "ratio": round(statistics.median(o / t for o, t in zip(ours, theirs, strict=True)), 2),
+        "ratio": round(median_ratio(ours, theirs), 2),
         "nolog_hands_per_s": round(statistics.median(quiet), 1),
-        "nolog_ratio": round(statistics.median(q / t for q, t in zip(quiet, theirs, strict=True)),
-                             2),
+        "nolog_ratio": round(median_ratio(quiet, theirs), 2),
         "clone_us": round(clone_us(starts), 2),
         "rollouts_per_100ms": round(rollouts_per_100ms(starts, args.seed), 1),
         "hzmj_hands_per_s_with_views": round(ours_viewed, 1),

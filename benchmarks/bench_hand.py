@@ -5,8 +5,8 @@ random hands without wildcards, and of hzmj alone with 1–3 财神.
 
 Each side gets its native input prepared outside the timed loop (both use 34-count
 lists; hzmj also gets the wildcard count).  hzmj fills its per-suit memo tables on first
-use, so every figure is taken after one warm-up pass over the same hands, as the best of
-several passes.  Workloads:
+use, so every figure is taken after one warm-up pass over the same hands; figures are
+medians over interleaved passes, a ratio the median of the per-pass ratios.  Workloads:
 
 * ``win_check``: winning 14-tile hands (hzmj ``is_win_counts``; mahjong
   ``Agari.is_agari``).
@@ -26,14 +26,15 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import statistics
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from hzmj import hand as hzmj_hand
 from hzmj.tiles import NUM_KINDS, WHITE
+from interleave import compiled, interleaved, median_ratio
 
 KINDS = [k for k in range(NUM_KINDS) if k != WHITE]
 Counts = list[int]
@@ -91,24 +92,27 @@ def with_wilds(rng: random.Random, c: Counts, wilds: int) -> tuple[Counts, int]:
 
 
 def per_second(runs: Sequence[tuple[Callable[[], object], int]],
-               repeats: int) -> list[float]:
-    """Calls per second of each ``(run, calls)``: one warm-up pass of each, then the best
-    of ``repeats`` passes, the runs taking turns so that a change in machine load hits
-    them alike.  CPU time of this process is measured, not wall time."""
+               repeats: int) -> list[list[float]]:
+    """Calls per second of each ``(run, calls)`` in each of ``repeats`` interleaved passes,
+    after one untimed warm-up pass of each (:mod:`interleave`)."""
     for run, _ in runs:
         run()
-    best = [float("inf")] * len(runs)
-    for _ in range(repeats):
-        for i, (run, _) in enumerate(runs):
-            start = time.process_time()
+
+    def timed(run: Callable[[], object], calls: int) -> Callable[[int], float]:
+        def once(_: int) -> float:
             run()
-            best[i] = min(best[i], time.process_time() - start)
-    return [calls / t for (_, calls), t in zip(runs, best, strict=True)]
+            return calls
+        return once
+
+    rates = interleaved({str(i): timed(run, calls) for i, (run, calls) in enumerate(runs)},
+                        repeats)
+    return list(rates.values())
 
 
-def compare(ours: float, theirs: float) -> dict[str, float]:
-    return {"hzmj_per_s": round(ours), "baseline_per_s": round(theirs),
-            "ratio": round(ours / theirs, 2)}
+def compare(ours: list[float], theirs: list[float]) -> dict[str, float]:
+    return {"hzmj_per_s": round(statistics.median(ours)),
+            "baseline_per_s": round(statistics.median(theirs)),
+            "ratio": round(median_ratio(ours, theirs), 2)}
 
 
 # --------------------------------------------------------------------------------------
@@ -181,16 +185,16 @@ def run(n: int, seed: int, repeats: int) -> dict[str, Any]:
             (lambda hs=w_wins: [is_win(c, k) for c, k in hs], n),
             (lambda hs=w_dealt: [shanten_counts(c, k) for c, k in hs], n),
             (lambda hs=w_ready: [hzmj_waits(c, k) for c, k in hs], n)], repeats)
-        wild_figures[str(w)] = {"win_check_per_s": round(win_s),
-                                "shanten_per_s": round(shanten_s),
-                                "waits_per_s": round(waits_s)}
+        wild_figures[str(w)] = {"win_check_per_s": round(statistics.median(win_s)),
+                                "shanten_per_s": round(statistics.median(shanten_s)),
+                                "waits_per_s": round(statistics.median(waits_s))}
     result["wilds"] = wild_figures
-    result["compiled"] = not hzmj_hand.__file__.endswith(".py")
+    result["compiled"] = compiled()
     result["setup"] = {
         "hands": n,
         "seed": seed,
-        "timing": f"CPU time, best of {repeats} interleaved passes after one warm-up pass "
-                  "over the same hands (hzmj's per-suit memo tables are warm)",
+        "timing": f"CPU time; medians over {repeats} interleaved passes (ratios: median of "
+                  "the per-pass ratios) after one warm-up pass over the same hands",
         "baseline": "mahjong 2.1.0: Agari.is_agari; Shanten.calculate_shanten"
                     "(use_kokushi=False); waits = calculate_shanten on hand + each kind",
         "agreement_note": "hands where hzmj and mahjong differ are seven pairs with a quad, "
@@ -234,7 +238,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--hands", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=2024)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=15, help="interleaved passes")
     args = parser.parse_args(argv)
     result = run(args.hands, args.seed, args.repeats)
     print(json.dumps(result) if args.json else table(result))

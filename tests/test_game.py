@@ -6,12 +6,13 @@ mode is ``white`` (``P`` = 5z is the 财神), seat 0 deals at level 1, base scor
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
 
 from hzmj.events import Discard, Escape, Event, IllegalActionError, Pong
-from hzmj.game import Match
+from hzmj.game import Match, shuffle_wall
 from hzmj.rules import Rules
 from hzmj.tiles import WHITE, tile_name
 from scenario import DEAD_WALL, T, act, deal, offered, parse_action, play, run_until
@@ -39,6 +40,19 @@ def turn_of(seat: int) -> Any:
 
 # --------------------------------------------------------------------------------------
 # §4 setting up a hand
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 5, 108, 136, 300])
+def test_rules_4_3_shuffle_wall_is_the_standard_shuffle(size: int) -> None:
+    # the engine's inlined shuffle must deal exactly what random.Random.shuffle deals, and
+    # leave the generator in the same state (records and digests depend on both)
+    for seed in range(200):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        a, b = list(range(size)), list(range(size))
+        shuffle_wall(ours, a)
+        theirs.shuffle(b)
+        assert a == b
+        assert ours.getstate() == theirs.getstate()
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -122,6 +122,34 @@ def test_clone_has_the_same_future_and_is_independent(name: str, log: bool) -> N
         assert state(again) == state(twin) and again.log == twin.log
 
 
+@pytest.mark.parametrize("name", CONFIGS)
+@pytest.mark.parametrize("log", [True, False])
+def test_hand_only_clone_ends_with_its_hand_like_the_full_match(name: str, log: bool) -> None:
+    rng = random.Random(hash(name) & 0xFFFF)
+    m = Match(CONFIGS[name], 5, log=log)
+    checked = 0
+    while not m.over and checked < 12:
+        play_random(m, rng, rng.randrange(1, 40))
+        if m.over:
+            break
+        hand = m.hand_no
+        full, short = m.clone(), m.clone(hand_only=True).clone()  # clones keep hand_only
+        while not short.over:  # the same random actions on both
+            seat = short.to_move()[0]
+            action = rng.choice(short.legal_actions(seat))
+            short.apply(action)
+            full.apply(action)
+        # the hand's end, settlement and dealer succession (RULES §10-§11), no next deal
+        assert short.hand_no == hand and short.to_move() == [] and short.legal_actions(0) == []
+        assert full.over or full.hand_no == hand + 1
+        assert short.results == full.results and short.points() == full.points()
+        assert (short.dealer, short.level) == (full.dealer, full.level)
+        if log:
+            assert [e.type for e in short.log].count("match_end") == full.over
+        checked += 1
+    assert checked >= 3
+
+
 def test_clone_of_a_finished_match_keeps_its_record() -> None:
     m = Match(Rules(players=2), 3)
     play_random(m, random.Random(3))

@@ -201,3 +201,18 @@ class Event:
             elif owner != seat:
                 out[key] = None
         return out
+
+
+_new_object = object.__new__
+# the slots' own setters: a frozen dataclass's __init__ goes through object.__setattr__ per
+# field, which costs the logging engine more than building the event's data
+_set_data: Final = Event.__dict__["data"].__set__
+_set_secrets: Final = Event.__dict__["secrets"].__set__
+
+
+def new_event(data: dict[str, Any], secrets: Mapping[str, int] | None = None) -> Event:
+    """``Event(data, secrets or {})``, built about twice as fast (the engine's log)."""
+    e: Event = _new_object(Event)
+    _set_data(e, data)
+    _set_secrets(e, secrets if secrets is not None else {})
+    return e

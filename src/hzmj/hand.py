@@ -271,8 +271,10 @@ def _draw_masks(e: _Entry, c: tuple[int, ...],
 
 KEY_BITS: Final = 3  # a natural count (0–4) per kind, packed 3 bits per kind of a group
 _KEY_MASK: Final = (1 << KEY_BITS) - 1
-_suit_by_key: Final[dict[int, _Entry]] = {}
-_honor_by_key: Final[dict[int, _Entry]] = {}
+# by group key: (need0, min(dpair, 2), odd) of the group's _Entry, the win test's inputs
+_Win = tuple[int, int, int]
+_suit_by_key: Final[dict[int, _Win]] = {}
+_honor_by_key: Final[dict[int, _Win]] = {}
 
 
 def group_keys(counts: Sequence[int]) -> list[int]:
@@ -304,44 +306,52 @@ def key_units(caishen: Tile) -> tuple[tuple[int, int] | None, ...]:
 _units_memo: dict[Tile, tuple[tuple[int, int] | None, ...]] = {}
 
 
-def _suit_by(key: int) -> _Entry:
-    e = _suit_by_key.get(key)
-    if e is None:
-        e = _suit_by_key[key] = _suit_entry(
-            tuple((key >> KEY_BITS * i) & _KEY_MASK for i in range(9)))
-    return e
+def _win_inputs(e: _Entry) -> _Win:
+    return e.need0, min(e.dpair, 2), e.odd  # two wildcards always make the pair
 
 
-def _honor_by(key: int) -> _Entry:
-    e = _honor_by_key.get(key)
-    if e is None:
-        e = _honor_by_key[key] = _honor_entry(
-            tuple((key >> KEY_BITS * i) & _KEY_MASK for i in range(7)))
-    return e
+def _suit_by(key: int) -> _Win:
+    w = _suit_by_key.get(key)
+    if w is None:
+        w = _suit_by_key[key] = _win_inputs(_suit_entry(
+            tuple((key >> KEY_BITS * i) & _KEY_MASK for i in range(9))))
+    return w
 
 
-def is_win_keys(keys: Sequence[int], wilds: int, seven_pairs: bool) -> bool:
+def _honor_by(key: int) -> _Win:
+    w = _honor_by_key.get(key)
+    if w is None:
+        w = _honor_by_key[key] = _win_inputs(_honor_entry(
+            tuple((key >> KEY_BITS * i) & _KEY_MASK for i in range(7))))
+    return w
+
+
+def is_win_keys(keys: list[int], wilds: int, seven_pairs: bool) -> bool:
     """The win test (RULES §7.1–7.2) of a concealed part given by its :func:`group_keys`
-    and ``wilds``; ``seven_pairs`` allows that shape (14 concealed tiles, no melds).
-    Equals :func:`is_win_counts` / :func:`is_standard_win` on the same tiles."""
-    # the engine's hot path: plain subscripts and comparisons, no min() or method calls
+    (a list of four) and ``wilds``; ``seven_pairs`` allows that shape (14 concealed tiles,
+    no melds).  Equals :func:`is_win_counts` / :func:`is_standard_win` on the same tiles."""
+    # the engine's hot path: tuple unpacking, plain comparisons, no min() or method calls
     k0, k1, k2, k3 = keys
     try:
-        m, p, s, h = _suit_by_key[k0], _suit_by_key[k1], _suit_by_key[k2], _honor_by_key[k3]
+        m_need, m_pair, m_odd = _suit_by_key[k0]
+        p_need, p_pair, p_odd = _suit_by_key[k1]
+        s_need, s_pair, s_odd = _suit_by_key[k2]
+        h_need, h_pair, h_odd = _honor_by_key[k3]
     except KeyError:
-        m, p, s, h = _suit_by(k0), _suit_by(k1), _suit_by(k2), _honor_by(k3)
-    pair = m.dpair
-    if p.dpair < pair:
-        pair = p.dpair
-    if s.dpair < pair:
-        pair = s.dpair
-    if h.dpair < pair:
-        pair = h.dpair
-    if pair > 2:  # two wildcards always make the pair
-        pair = 2
-    if m.need0 + p.need0 + s.need0 + h.need0 + pair <= wilds:
+        m_need, m_pair, m_odd = _suit_by(k0)
+        p_need, p_pair, p_odd = _suit_by(k1)
+        s_need, s_pair, s_odd = _suit_by(k2)
+        h_need, h_pair, h_odd = _honor_by(k3)
+    pair = m_pair
+    if p_pair < pair:
+        pair = p_pair
+    if s_pair < pair:
+        pair = s_pair
+    if h_pair < pair:
+        pair = h_pair
+    if m_need + p_need + s_need + h_need + pair <= wilds:
         return True
-    return seven_pairs and m.odd + p.odd + s.odd + h.odd <= wilds
+    return seven_pairs and m_odd + p_odd + s_odd + h_odd <= wilds
 
 
 # --------------------------------------------------------------------------------------

@@ -143,8 +143,14 @@ def tiles_of(counts: Sequence[int]) -> list[Tile]:
 
 def full_set(drop_bamboo: bool = False) -> list[Tile]:
     """All tiles in play, sorted: 136, or 100 without bamboo (缺一门, RULES §1.1, §3)."""
-    kinds = [t for t in range(NUM_KINDS) if not (drop_bamboo and suit_of(t) == 2)]
-    return [t for t in kinds for _ in range(4)]
+    tiles = _full_sets.get(drop_bamboo)
+    if tiles is None:  # every hand starts from a copy (the deal's shuffle)
+        kinds = [t for t in range(NUM_KINDS) if not (drop_bamboo and suit_of(t) == 2)]
+        tiles = _full_sets[drop_bamboo] = tuple(t for t in kinds for _ in range(4))
+    return list(tiles)
+
+
+_full_sets: dict[bool, tuple[Tile, ...]] = {}
 
 
 def format_tiles(tiles: Iterable[Tile], *, sort: bool = True) -> str:

@@ -39,6 +39,7 @@ class HzmjAECEnv(AECEnv):  # type: ignore[misc]
         self.max_hands = max_hands
         self.render_mode = render_mode
         self.possible_agents = [f"seat_{i}" for i in range(self.rules.players)]
+        self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
         self._obs_space = spaces.Dict({
             "observation": spaces.Box(0.0, 4.0, OBS_SHAPE, dtype=np.float32),
             "action_mask": spaces.MultiBinary(ACTION_SIZE),
@@ -70,12 +71,12 @@ class HzmjAECEnv(AECEnv):  # type: ignore[misc]
     def _select(self) -> None:
         assert self.match is not None
         seat = self.match.to_move()[0]
-        self.agent_selection = f"seat_{seat}"
+        self.agent_selection = self.possible_agents[seat]
         self._legal = match_index_map(self.match, seat)
 
     def observe(self, agent: str) -> dict[str, Any]:
         assert self.match is not None
-        seat = int(agent.split("_")[1])
+        seat = self._seat_of[agent]
         legal = self._legal if agent == self.agent_selection else {}
         return {"observation": encode_match(self.match, seat), "action_mask": action_mask(legal)}
 

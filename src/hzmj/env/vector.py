@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from hzmj.env.encoding import ACTION_SIZE, OBS_SHAPE, encode_match, match_index_map
+from hzmj.env.encoding import action_masks, encode_matches, match_index_map
 from hzmj.events import Action
 from hzmj.game import Match
 from hzmj.rules import Rules
@@ -51,9 +51,6 @@ class HzmjVectorEnv:
         self.matches: list[Match] = []
         self._legal: list[dict[int, Action]] = []
         self._rng = random.Random()
-        self._obs = np.zeros((num_tables, *OBS_SHAPE), dtype=np.float32)
-        self._mask = np.zeros((num_tables, ACTION_SIZE), dtype=np.int8)
-        self._seats = np.zeros(num_tables, dtype=np.int64)
 
     def reset(self, seed: int | None = None) -> tuple[npt.NDArray[np.float32],
                                                        npt.NDArray[np.int8],
@@ -61,10 +58,7 @@ class HzmjVectorEnv:
         """Start a new episode at every table; return ``(obs, mask, seats)``."""
         self._rng.seed(seed)
         self.matches = [self._new_match() for _ in range(self.num_tables)]
-        self._legal = [{} for _ in range(self.num_tables)]
-        for i in range(self.num_tables):
-            self._observe(i)
-        return self._obs.copy(), self._mask.copy(), self._seats.copy()
+        return self._observe()
 
     def step(self, actions: Sequence[int] | npt.NDArray[Any]) -> tuple[
             npt.NDArray[np.float32], npt.NDArray[np.int8], npt.NDArray[np.int64],
@@ -89,17 +83,16 @@ class HzmjVectorEnv:
             if m.over or (self.max_hands is not None and len(m.results) >= self.max_hands):
                 dones[i] = True
                 self.matches[i] = self._new_match()
-            self._observe(i)
-        return self._obs.copy(), self._mask.copy(), self._seats.copy(), rewards, dones
+        obs, mask, seats = self._observe()
+        return obs, mask, seats, rewards, dones
 
     def _new_match(self) -> Match:
         return Match(self.rules, self._rng.getrandbits(_SEED_BITS), log=False)
 
-    def _observe(self, i: int) -> None:
-        m = self.matches[i]
-        seat = m.to_move()[0]
-        legal = self._legal[i] = match_index_map(m, seat)
-        self._seats[i] = seat
-        self._obs[i] = encode_match(m, seat)
-        self._mask[i] = 0
-        self._mask[i, list(legal)] = 1
+    def _observe(self) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int8],
+                                npt.NDArray[np.int64]]:
+        """Every table's ``(obs, mask, seats)`` now (fresh arrays, the caller's to keep)."""
+        seats = [m.to_move()[0] for m in self.matches]
+        self._legal = [match_index_map(m, s) for m, s in zip(self.matches, seats, strict=True)]
+        return (encode_matches(self.matches, seats), action_masks(self._legal),
+                np.array(seats, dtype=np.int64))
