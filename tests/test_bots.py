@@ -224,3 +224,27 @@ def test_efficiency_beats_random_and_decides_fast() -> None:
     points = m.points()
     assert points[0] > max(points[1:])
     assert statistics.median(times) < 0.010  # about 1 ms on the reference machine
+
+
+@pytest.mark.parametrize("name", ["efficiency", "strong", "expert@2", "oracle"])
+def test_one_choose_for_explaining_bots(name: str) -> None:
+    """The explaining bots share one ``choose`` (bots/base.py): a lone legal action is
+    played without being valued, otherwise the first of ``explain``."""
+    from hzmj.bots.base import ExplainingBot
+    from hzmj.bots.registry import show_match
+
+    bot = make_bot(name, 3)
+    assert isinstance(bot, ExplainingBot)
+    assert "choose" not in type(bot).__dict__
+    match = Match(Rules(), 11)
+    show_match([bot], match)
+    seat = match.to_move()[0]
+    legal = match.legal_actions(seat)
+    assert len(legal) > 1
+    assert bot.choose(match.view(seat), legal) == bot.explain(match.view(seat), legal)[0].action
+
+    def refuse(*args: Any, **kwargs: Any) -> list[Any]:
+        raise AssertionError("a lone action is not valued")
+
+    bot.explain = refuse  # type: ignore[method-assign]
+    assert bot.choose(match.view(seat), legal[:1]) == legal[0]

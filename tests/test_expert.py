@@ -73,7 +73,7 @@ def test_expert_fixed_count_is_deterministic() -> None:
 def test_expert_and_oracle_play_only_legal_actions(options: dict[str, Any]) -> None:
     rules = Rules(**options)
     m = Match(rules, 31)
-    bots = [ExpertBot(1, samples=1, width=2), OracleBot(2, width=2), EfficiencyBot(),
+    bots = [ExpertBot(1, samples=1, width=2), OracleBot(2), EfficiencyBot(),
             StrongBot(4, budget_ms=10)][:rules.players]
     show_match(bots, m)
     decisions = 0
@@ -146,3 +146,100 @@ def test_bots_still_keep_a_ready_hand_when_safety_costs_a_step(bot: Any) -> None
     # throwing 4s would be safer than 2z, but it breaks the ready hand (shanten 0 → 1)
     hand = "123m456p789s99m45s2z"
     assert bot.choose(_level3_view(hand), discards(hand)) == Discard(0, tile("2z"))
+
+
+# --------------------------------------------------------------------------------------
+# the oracle plans its own draws from the real wall (measurement only, RULES §13)
+
+
+def _state(hand: str, cs: int) -> Any:
+    from hzmj.bots import analysis as an
+    from hzmj.hand import split_wilds
+    from hzmj.tiles import parse_tiles
+
+    counts, wilds = split_wilds(parse_tiles(hand), cs)
+    return an.state_of(counts, wilds, 0)
+
+
+def test_plan_length_counts_own_draws_to_a_complete_hand() -> None:
+    from hzmj.bots.oracle import NEVER, discard_plans, plan_length
+
+    cs = tile("9s")
+    ready = _state("123m456m789m123p5p", cs)  # waits on 5p only
+    assert plan_length(ready, [tile("1z"), tile("2z"), tile("5p")], cs) == 3
+    assert plan_length(ready, [tile("1z"), tile("2z")], cs) == NEVER
+    assert plan_length(ready, [tile("9s")], cs) == 1  # the 财神 completes the pair
+    # two shanten: the plan needs both draws that help, in any order, among junk
+    two = _state("123m456m789m45p12z", cs)
+    assert plan_length(two, [tile("3z"), tile("6p"), tile("4z"), tile("1z")], cs) == 4
+    assert plan_length(two, [tile("3z"), tile("6p"), tile("4z")], cs) == NEVER
+    # from 14 tiles: throw the tile the coming draws do not need
+    plans = discard_plans(_state("123m456m789m123p5p1z", cs), [tile("5p"), tile("1z")],
+                          [tile("1z")], cs)
+    assert plans == {tile("5p"): 1, tile("1z"): NEVER}
+
+
+def test_oracle_plans_are_exact_on_the_real_wall() -> None:
+    """At every turn of a real match the oracle's plan order starts with the discard
+    whose own draws (every n-th live tile) complete the hand soonest."""
+    from hzmj.bots.oracle import NEVER, discard_plans, live_wall, own_draws, plan_rank
+    from hzmj.bots.rollout import seat_state
+
+    checked = 0
+    for m, seat in _positions(Rules(), 6)[:120]:
+        if m.phase != "turn" or m.to_move() != [seat]:
+            continue
+        legal = m.legal_actions(seat)
+        if any(not isinstance(a, Discard) for a in legal):
+            continue
+        ranked = plan_rank(m, seat, legal)
+        assert sorted(map(str, (a for a, _ in ranked))) == sorted(map(str, legal))
+        plans = discard_plans(seat_state(m, seat), [a.tile for a in legal],  # type: ignore[attr-defined]
+                              own_draws(live_wall(m), m.n - 1, m.n), m.caishen)
+        best = min(plans.values())
+        first, when = ranked[0]
+        assert isinstance(first, Discard) and plans[first.tile] == best
+        assert when == (NEVER if best == NEVER else best * m.n)
+        checked += 1
+    assert checked > 20
+
+
+def test_oracle_out_scores_efficiency_on_the_same_deals() -> None:
+    """One duplicate deal (8 hands in each of 4 seats): the oracle, seeing the wall,
+    scores more than the efficiency bots on the same walls (a ceiling to measure by)."""
+    from hzmj.arena import arena
+
+    stats = arena(("oracle", "efficiency", "efficiency", "efficiency"), Rules(), 8, 5,
+                  duplicate=True, workers=1)
+    pair = next(p for p in stats["pairs"] if p["a"] == "oracle")
+    assert stats["bots"]["oracle"]["hands"] == 32
+    assert pair["mean_diff"] > 1.0
+
+
+def test_expert_leaves_a_win_on_offer_to_the_strong_bot() -> None:
+    """A win on offer is the strong bot's call (its 爆头 gamble is calibrated; random
+    worlds over-rate declining): no search in play, and in a review the search values
+    the candidates in points but the strong bot's choice stays first."""
+    from hzmj.events import Win
+
+    found = 0
+    for seed in range(3, 40):
+        for m, seat in _positions(Rules(), seed):
+            legal = m.legal_actions(seat)
+            if not any(isinstance(a, Win) for a in legal):
+                continue
+            view = m.view(seat)
+            strong = StrongBot(0, budget_ms=10).explain(view, legal)[0].action
+            bot = ExpertBot(0, samples=4)
+            assert bot.choose(view, legal) == strong
+            assert bot.stats["searched"] == 0
+            other = next(a for a in legal if a != strong)
+            ranked = bot.explain(view, legal, include=other)
+            assert ranked[0].action == strong and bot.stats["searched"] == 1
+            assert other in [c.action for c in ranked]
+            assert "points over 4 worlds" in ranked[0].detail
+            found += 1
+            break
+        if found >= 2:
+            break
+    assert found >= 2

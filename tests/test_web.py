@@ -435,8 +435,9 @@ def test_hover_hints_show_waits(server: _Server, page_at: Any) -> None:
     shot(page, "hints.png")
 
 
-def test_auto_play_to_the_final_table_then_the_replay(fast_server: _Server,
-                                                      page_at: Any) -> None:
+def test_auto_play_to_the_final_table_then_the_replay_and_its_review(
+        fast_server: _Server,
+        page_at: Any) -> None:
     page = page_at(1280)
     room_id = create_room_with_bots(page, fast_server.base, 7)
     page.locator("label.auto input").click()  # one click; the server confirms it
@@ -484,6 +485,46 @@ def test_auto_play_to_the_final_table_then_the_replay(fast_server: _Server,
     sync_api.expect(page.locator(".final-box table.final tbody tr")).to_have_count(4)
     sync_api.expect(page.locator(".final-box table.history tbody tr")).to_have_count(8)
     shot(page, "replay.png")
+    check_review_box(page, fast_server.base, room_id)
+
+
+def check_review_box(page: Any, base: str, room_id: str) -> None:
+    """The replay page's AI review box after a finished match (issue 15): pick a seat,
+    run the review, and the summary and costliest decisions are the server's review of
+    that seat (from its view only); a costliest decision jumps the replay to it."""
+    box = page.locator("section.review-box")
+    sync_api.expect(box.locator("h3")).to_contain_text("AI 复盘")
+    box.locator("select.review-seat").select_option("2")
+    box.locator("button.review-run").click()
+    summary = box.locator(".review-summary")
+    sync_api.expect(summary).to_be_visible(timeout=180000)  # the expert replays 8 hands
+    sync_api.expect(box.locator("button.review-run")).to_be_enabled()
+    got = page.request.get(f"{base}/api/matches/{room_id}/review?seat=2")
+    assert got.ok
+    data = got.json()  # the page's review, cached by the server
+    assert data["reviewed"] > 20 and len(data["decisions"]) == data["reviewed"]
+    pct = "–" if data["agreement"] is None else f"{int(data['agreement'] * 100 + 0.5)}%"
+    sync_api.expect(summary).to_contain_text(
+        f"{data['reviewed']} 个决定，一致率 {pct}，损失共 {data['loss_total']:.2f}"
+        f"（每局 {data['loss_per_hand']:.2f}）")
+    costly = data["costliest"]
+    assert len(costly) == min(5, sum(1 for d in data["decisions"] if d["loss"]))
+    items = box.locator("ol.review-costliest li")
+    sync_api.expect(items).to_have_count(len(costly))
+    if not costly:
+        return
+    sync_api.expect(items.first).to_contain_text(f"第{costly[0]['hand_no']}局")
+    sync_api.expect(items.first).to_contain_text(f"损失 {costly[0]['loss']:.2f}")
+    before = page.locator(".step-no").inner_text()
+    items.first.locator("button").click()
+    sync_api.expect(page.locator(".step-no")).not_to_have_text(before)
+    here = box.locator(".review-here")
+    sync_api.expect(here).to_contain_text("实打")
+    sync_api.expect(here).to_contain_text("AI 首选")
+    shot(page, "replay-review.png")
+    # another seat: the old review goes away until it is run for that seat
+    box.locator("select.review-seat").select_option("0")
+    sync_api.expect(box.locator(".review-summary")).to_have_count(0)
 
 
 # ------------------------------------------------------------------ two people at one table

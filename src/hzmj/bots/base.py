@@ -54,3 +54,21 @@ class Bot(Protocol):
         """Top candidate actions, best first (the first is what :meth:`choose` plays);
         ``include``, if given, is valued and listed too."""
         ...
+
+
+class ExplainingBot:
+    """A bot whose choice is the best of its :meth:`explain` list (efficiency, strong,
+    expert, oracle): a lone legal action is played at once, without valuing it."""
+
+    name: str
+
+    def choose(self, view: dict[str, Any], legal: Sequence[Action]) -> Action:
+        """One of ``legal``: the only one, else ``explain(view, legal)[0]``."""
+        if len(legal) == 1:
+            return legal[0]
+        return self.explain(view, legal)[0].action
+
+    def explain(self, view: dict[str, Any], legal: Sequence[Action],
+                include: Action | None = None) -> list[Candidate]:
+        """Top candidate actions, best first (see :class:`Bot`)."""
+        raise NotImplementedError

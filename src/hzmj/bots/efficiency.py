@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from hzmj.bots import analysis as an
-from hzmj.bots.base import Candidate, top_with
+from hzmj.bots.base import Candidate, ExplainingBot, top_with
 from hzmj.bots.seat import SeatInfo, read_seat, remove_tiles
 from hzmj.events import Action, Chow, Discard, Kong, Pass, Pong, Win
 from hzmj.hand import split_wilds
@@ -313,7 +313,7 @@ def claim_candidates(info: SeatInfo, legal: Sequence[Action]) -> list[Candidate]
     return out
 
 
-class EfficiencyBot:
+class EfficiencyBot(ExplainingBot):
     """Greedy tile efficiency with the Hangzhou specifics (see the module docstring)."""
 
     name = "efficiency"
@@ -329,8 +329,3 @@ class EfficiencyBot:
         else:
             ranked = turn_candidates(info, legal)
         return top_with(ranked, TOP, include)
-
-    def choose(self, view: dict[str, Any], legal: Sequence[Action]) -> Action:
-        if len(legal) == 1:
-            return legal[0]
-        return self.explain(view, legal)[0].action

@@ -10,10 +10,13 @@ Per decision, from the seat's view only (RULES §13):
    policy to the end of the hand (:mod:`hzmj.bots.rollout`); the seat's points from the
    hand's settlement are the sample.  Every candidate meets the same worlds (common
    random numbers), so differences between them are measured, not luck;
-4. steps 2–3 repeat until the deadline (``budget_ms``, default 100) or, in the
+4. steps 2–3 repeat while the next play-out fits in the deadline (``budget_ms``,
+   default 100, at the pace of the longest play-out so far) or, in the
    deterministic mode, a fixed number of worlds (``samples``);
 5. the strong bot's choice stands unless another candidate scores more with a paired
-   margin of ``Z`` (2) standard errors.
+   margin of ``Z`` (2) standard errors; a win on offer is always the strong bot's call
+   (the worlds deal the opponents random hands, further from a win than their play
+   shows, so play-outs over-rate declining a win for a bigger one).
 
 The engine settles each play-out, so everything Hangzhou pays or charges is weighed as
 the rules price it: 爆头, 财飘, 杠开, 杠暴 chains and seven pairs (RULES §9), 摊 with 承包,
@@ -29,17 +32,18 @@ import math
 import random
 import statistics
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from hzmj.bots import analysis as an
-from hzmj.bots.base import Candidate
+from hzmj.bots.base import Candidate, ExplainingBot
 from hzmj.bots.efficiency import hand_state
 from hzmj.bots.rollout import play_out
 from hzmj.bots.seat import read_seat
 from hzmj.bots.strong import StrongBot
 from hzmj.determinize import determinize
-from hzmj.events import Action, Discard, IllegalActionError
+from hzmj.events import Action, Discard, IllegalActionError, Win
 from hzmj.game import Match
 
 DEFAULT_BUDGET_MS = 100
@@ -51,9 +55,12 @@ Z = 2.0
 """Standard errors by which another candidate must beat the strong bot's choice."""
 SEARCH_MAX_SHANTEN = 2
 """Above this shanten (and with nothing but discards on offer) the prior decides."""
-SAFETY = 0.85
-"""The deadline mode starts a play-out only before this share of the budget has passed
-(a play-out takes a few milliseconds; a world cut short is dropped)."""
+SAFETY = 0.9
+"""The deadline mode starts a play-out only if, at the pace of the longest play-out so
+far in this decision, it ends before this share of the budget (a world cut short is
+dropped)."""
+FIRST_PLAY_OUT_S = 0.008
+"""The guess for a play-out's duration before one has been timed."""
 
 
 def view_seed(seed: int, view: dict[str, Any]) -> int:
@@ -134,7 +141,7 @@ def _worth_searching(view: dict[str, Any], legal: Sequence[Action]) -> bool:
     return an.shanten(hand_state(info)) <= SEARCH_MAX_SHANTEN
 
 
-class ExpertBot:
+class ExpertBot(ExplainingBot):
     """Determinized Monte-Carlo search (see the module docstring).
 
     ``budget_ms``: the deadline per decision (real time); ``samples``: if given, exactly
@@ -144,19 +151,18 @@ class ExpertBot:
     name = "expert"
 
     def __init__(self, seed: int = 0, budget_ms: int = DEFAULT_BUDGET_MS,
-                 samples: int | None = None, width: int = WIDTH) -> None:
+                 samples: int | None = None, width: int = WIDTH, z: float = Z) -> None:
         if budget_ms <= 0 or (samples is not None and samples <= 0) or width <= 0:
             raise ValueError("budget_ms, samples and width must be positive")
         self.seed = seed
         self.budget_ms = budget_ms
         self.samples = samples
         self.width = width
+        self.z = z
         self._prior = StrongBot(seed, budget_ms=PRIOR_BUDGET_MS)
-
-    def choose(self, view: dict[str, Any], legal: Sequence[Action]) -> Action:
-        if len(legal) == 1:
-            return legal[0]
-        return self.explain(view, legal)[0].action
+        self.stats: Counter[str] = Counter()
+        """Decisions valued (``explained``), searched (``searched``) and where the search
+        overrode the strong bot (``override:PHASE:STRONG->EXPERT``), for diagnosis."""
 
     def explain(self, view: dict[str, Any], legal: Sequence[Action],
                 include: Action | None = None) -> list[Candidate]:
@@ -166,7 +172,12 @@ class ExpertBot:
         prior = self._prior.explain(view, legal)
         if include is not None and include not in [c.action for c in prior]:
             prior = [*prior, Candidate(include, prior[-1].value - 1, "the move played")]
-        if include is None and not _worth_searching(view, legal):
+        self.stats["explained"] += 1
+        # a win on offer is the strong bot's call: play-outs in worlds dealt at random
+        # see the opponents further from a win than they are, and so decline real wins
+        # for bigger ones too often (measured: docs/bots.md)
+        wins = any(isinstance(a, Win) for a in legal)
+        if include is None and (wins or not _worth_searching(view, legal)):
             return prior
         actions = [c.action for c in prior[:self.width]]
         if include is not None and include not in actions:
@@ -180,11 +191,21 @@ class ExpertBot:
             def more(i: int) -> bool:
                 return i < samples
         else:
-            deadline = start + self.budget_ms / 1000 * SAFETY
+            end = start + self.budget_ms / 1000 * SAFETY
+            clock = {"last": time.perf_counter(), "longest": FIRST_PLAY_OUT_S}
 
             def more(i: int) -> bool:
-                return time.perf_counter() < deadline
+                # a play-out is started only if the longest one so far still fits
+                now = time.perf_counter()
+                clock["longest"] = max(clock["longest"], now - clock["last"])
+                clock["last"] = now
+                return now + clock["longest"] < end
 
         values = search(actions, view["seat"],
                         lambda i: determinize(view, random.Random(base + i)), more)
-        return rank(prior, values, "worlds")
+        ranked = rank(prior, values, "worlds", z=math.inf if wins else self.z)
+        self.stats["searched"] += 1
+        if ranked[0].action != prior[0].action:
+            self.stats[f"override:{view['phase']}:{prior[0].action.type}->"
+                       f"{ranked[0].action.type}"] += 1
+        return ranked

@@ -12,7 +12,7 @@ in the real match, so reading hands there is fair.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from hzmj.bots import analysis as an
 from hzmj.events import Action, Chow, Discard, Kong, Pong, Win
@@ -21,13 +21,14 @@ from hzmj.hand import split_wilds
 from hzmj.tiles import Tile
 
 
-def _state(match: Match, seat: int) -> an.State:
+def seat_state(match: Match, seat: int) -> an.State:
+    """The analysis state (counts, 财神 held, declared sets) of ``seat``'s concealed tiles."""
     st = match.seats[seat]
     counts, wilds = split_wilds(st.concealed, match.caishen)
     return an.state_of(counts, wilds, len(st.melds))
 
 
-def _isolation(state: an.State, nat: int) -> int:
+def isolation(state: an.State, nat: int) -> int:
     """How connected a kind is in the hand: tiles of its suit within two ranks (honours:
     the same kind).  Lower is a better discard."""
     counts = state[0]
@@ -53,8 +54,22 @@ def best_discard(state: an.State, kinds: Sequence[Tile], caishen: Tile) -> tuple
     if not rows:  # only 财神 to throw
         return kinds[0], an.shanten(an.remove(state, an.WILD))
     low = min(r[0] for r in rows)
-    ties = [(_isolation(state, nat), t) for s, t, nat in rows if s == low]
+    ties = [(isolation(state, nat), t) for s, t, nat in rows if s == low]
     return min(ties)[1], low
+
+
+def after_claim(match: Match, state: an.State, claim: Pong | Chow) -> tuple[an.State, list[Tile]]:
+    """The claimer's state (``state`` = its concealed tiles now) once ``claim`` of the
+    tile on offer is declared, and the concealed tiles it then holds (it must discard
+    one of them)."""
+    t = match.claim_tile
+    assert t is not None
+    used = [t, t] if isinstance(claim, Pong) else list(claim.tiles)
+    after = an.meld_out(state, [an.natural(x, match.caishen) for x in used])
+    rest = list(match.seats[claim.seat].concealed)
+    for x in used:
+        rest.remove(x)
+    return after, rest
 
 
 def policy(match: Match, seat: int, legal: Sequence[Action]) -> Action:
@@ -63,7 +78,7 @@ def policy(match: Match, seat: int, legal: Sequence[Action]) -> Action:
     if len(legal) == 1 or isinstance(first, Win):
         return first
     cs = match.caishen
-    state = _state(match, seat)
+    state = seat_state(match, seat)
     if match.phase == "claim":
         now = an.shanten(state)
         for a in legal:
@@ -72,13 +87,7 @@ def policy(match: Match, seat: int, legal: Sequence[Action]) -> Action:
                 if an.shanten(an.meld_out(state, [nat] * 3)) <= now:
                     return a
             elif isinstance(a, (Pong, Chow)):
-                t = match.claim_tile
-                assert t is not None
-                used = [t, t] if isinstance(a, Pong) else list(a.tiles)
-                after = an.meld_out(state, [an.natural(x, cs) for x in used])
-                rest = list(match.seats[seat].concealed)
-                for x in used:
-                    rest.remove(x)
+                after, rest = after_claim(match, state, a)
                 if best_discard(after, sorted(set(rest)), cs)[1] < now:
                     return a
         return legal[-1]  # pass
@@ -94,11 +103,16 @@ def policy(match: Match, seat: int, legal: Sequence[Action]) -> Action:
     return next(a for a in legal if isinstance(a, Discard) and a.tile == discard)
 
 
-def play_out(match: Match, seat: int, done: int) -> int:
-    """Play ``match`` with :func:`policy` at every seat until it holds more than ``done``
-    hand results; ``seat``'s points from hand result ``done`` (0 for a draw)."""
+Policy = Callable[[Match, int, Sequence[Action]], Action]
+"""A play-out policy: ``(match, seat, legal) -> one of legal``."""
+
+
+def play_out(match: Match, seat: int, done: int, own: Policy = policy) -> int:
+    """Play ``match`` until it holds more than ``done`` hand results, ``seat`` with
+    ``own`` and every other seat with :func:`policy`; ``seat``'s points from hand result
+    ``done`` (0 for a draw)."""
     while len(match.results) == done:
         s = match.to_move()[0]
-        match.apply(policy(match, s, match.legal_actions(s)))
+        match.apply((own if s == seat else policy)(match, s, match.legal_actions(s)))
     result = match.results[done]
     return result.settlement.deltas[seat] if result.settlement else 0

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from hzmj.bots import analysis as an
-from hzmj.bots.base import Candidate, top_with
+from hzmj.bots.base import Candidate, ExplainingBot, top_with
 from hzmj.bots.efficiency import (
     OTHER_WIN_PER_DRAW,
     TOP,
@@ -174,7 +174,7 @@ def _naturals(state: an.State) -> list[int]:
     return [k for k in range(NUM_KINDS) if state[0][k]]  # a 财神 is kept
 
 
-class StrongBot:
+class StrongBot(ExplainingBot):
     """Expectimax over the seat's own draws (see the module docstring)."""
 
     name = "strong"
@@ -183,11 +183,6 @@ class StrongBot:
         self.seed = seed
         self.budget_ms = budget_ms
         self.leaves = budget_ms * LEAVES_PER_MS
-
-    def choose(self, view: dict[str, Any], legal: Sequence[Action]) -> Action:
-        if len(legal) == 1:
-            return legal[0]
-        return self.explain(view, legal)[0].action
 
     def explain(self, view: dict[str, Any], legal: Sequence[Action],
                 include: Action | None = None) -> list[Candidate]:
