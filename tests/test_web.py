@@ -692,11 +692,12 @@ def test_two_people_and_two_bots_through_the_ready_gate(
         p.locator("dialog.modal .buttons button").click()
     for p in (alice, bob):
         sync_api.expect(p.locator(".hand-no")).to_contain_text("3")
+    # checked as hand 3 begins: nobody plays it below, so its clocks may expire from here on
+    assert not room_of(alice, base, room_id)["seats"][0]["auto"]
     alice.click("button.history-btn")
     sync_api.expect(alice.locator("dialog.modal table.history tbody tr")).to_have_count(2)
     shot(alice, f"people-history-{tag}.png")
     alice.locator("dialog.modal .buttons button").click()
-    assert not room_of(alice, base, room_id)["seats"][0]["auto"]
     # the lobby lists the browser's own matches
     alice.goto(base + "/")
     mine = alice.locator(f'.my-match[data-room="{room_id}"]')
