@@ -22,7 +22,6 @@ per-round ratios hzmj / RLCard.  ``compiled`` says whether the engine is the myp
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import statistics
 from typing import Any
@@ -32,7 +31,7 @@ import numpy as np
 from hzmj.env.pettingzoo_env import HzmjAECEnv
 from hzmj.env.vector import HzmjVectorEnv
 from hzmj.rules import Rules
-from interleave import compiled, interleaved, median_ratio
+from interleave import compiled, interleaved, median_ratio, report
 
 VECTOR_TABLES = 64
 
@@ -118,11 +117,7 @@ def main() -> None:
         "rounds": args.rounds,
         "timing": "CPU time; median over interleaved rounds",
     }
-    if args.json:
-        print(json.dumps(result))
-    else:
-        for key, value in result.items():
-            print(f"{key:>20}: {value}")
+    report(result, args.json)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import random
 import statistics
 import time
@@ -41,7 +40,7 @@ from typing import Any
 from hzmj.bots.random_bot import RandomBot
 from hzmj.game import Match
 from hzmj.rules import Rules
-from interleave import compiled, interleaved, median_ratio
+from interleave import compiled, interleaved, median_ratio, report
 
 
 def hzmj_hands(hands: int, seed: int, *, views: bool, log: bool = True) -> int:
@@ -187,11 +186,7 @@ def main() -> None:
         "rounds": args.rounds,
         "timing": "CPU time; median over interleaved rounds",
     }
-    if args.json:
-        print(json.dumps(result))
-    else:
-        for key, value in result.items():
-            print(f"{key:>30}: {value}")
+    report(result, args.json)
 
 
 if __name__ == "__main__":

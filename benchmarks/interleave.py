@@ -12,6 +12,7 @@ this process (``time.process_time``), so other processes disturb it less.
 
 from __future__ import annotations
 
+import json
 import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -40,3 +41,13 @@ def compiled() -> bool:
     import hzmj.game
 
     return not hzmj.game.__file__.endswith(".py")
+
+
+def report(result: Mapping[str, object], as_json: bool) -> None:
+    """Print a benchmark's result: one JSON object, or one aligned ``key: value`` a line."""
+    if as_json:
+        print(json.dumps(result))
+        return
+    width = max(map(len, result))
+    for key, value in result.items():
+        print(f"{key:>{width}}: {value}")
