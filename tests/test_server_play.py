@@ -127,10 +127,14 @@ def test_illegal_stale_foreign_and_malformed_messages(server: ServerProcess) -> 
                 ("[1, 2]", "JSON object"),
                 (json.dumps({"type": "snapshot", "pad": "x" * 5000}), "too large"),
             ]
-            for bad, reason in errors:
+            for i, (bad, reason) in enumerate(errors):
                 await me.send(bad)
                 err = await me.until(lambda m: m["type"] in ("error", "event"))
                 assert err["type"] == "error" and reason in err["reason"], (bad, err)
+                if i < 5:  # a refused action: the prompt the client dropped comes again
+                    again = await me.until(lambda m: m["type"] != "clock")
+                    assert again["type"] == "prompt" and again["state_id"] == sid, (bad, again)
+                    assert again["actions"] == legal
             await me.send({"type": "snapshot"})
             snap = await me.until(lambda m: m["type"] == "snapshot")
             assert snap["state_id"] == sid  # nothing changed

@@ -439,6 +439,8 @@ class Room:
         assert action is not None
         s = self.seats[seat]
         s.expiries += 1
+        log.info("room %s: seat %d's %s clock expired (%d in a row); default %s",
+                 self.id, seat, m.phase, s.expiries, action.type)
         if s.expiries >= self.config.expiries_to_auto and not s.auto:
             s.auto = True  # 托管 until the player acts again or turns it off
             self._broadcast_room()
@@ -863,6 +865,8 @@ class Room:
             s.connections.remove(conn)
         if not s.connections and s.taken:
             s.away_since = time.monotonic()
+            log.info("room %s: seat %d has no connection left; a bot plays it after %.0f s",
+                     self.id, conn.seat, self.config.away_grace)
         self._room_changed()
 
     def _send_snapshot(self, conn: Connection) -> None:
@@ -875,8 +879,13 @@ class Room:
                               view=m.view(conn.seat) if m else None,
                               history=_history(m.log[:self.published], conn.seat)
                               if m else []))
-        seat = conn.seat
-        now = time.monotonic()
+        self._send_prompt(conn)
+
+    def _send_prompt(self, conn: Connection) -> None:
+        """The seat's open decision, if it has one the player may answer now: after a
+        snapshot, and after a refused action (the client dropped its prompt when it
+        sent the action; without a fresh one the player could only wait for the clock)."""
+        m, seat, now = self.match, conn.seat, time.monotonic()
         if (m is not None and seat is not None and seat in self.demands and self.gate is None
                 and self.demands_state == m.state_id and now >= self.pause_until
                 and not self._controlled_by_bot(seat, now)):
@@ -901,6 +910,8 @@ class Room:
                 await self._client_action(conn, msg)
         except IllegalActionError as exc:
             conn.error(str(exc), getattr(exc, "code", "illegal"))
+            if isinstance(msg, ActionRequest):
+                self._send_prompt(conn)
 
     def _set_auto(self, conn: Connection, on: bool) -> None:
         if conn.seat is None:
