@@ -5,10 +5,12 @@
 For each table count, starts ``python -m hzmj.server`` on a free port with a fresh SQLite
 file (bots' pause ``--bot-delay``, no pause between hands, the rooms' default
 ``claim_pause_ms``), creates the tables, and lets every player answer each prompt at once
-with a random legal action.  Reports the server's public steps per second (all seats),
-the player's actions per second, and the latency from sending an action to receiving its
-result (its ack, or the first event of a later step), p50 and p99 — one line per table
-count, so that whether throughput holds as tables are added shows in one run.
+with a random legal action.  Once every table has started (``start_s``: how long the
+stampede of starts took) and ``--warmup`` more seconds have passed, it measures for
+``--seconds``: the server's public steps per second (all seats), the player's actions
+per second, and the latency from sending an action to receiving its result (its ack, or
+the first event of a later step), p50 and p99 — one line per table count, so that
+whether throughput holds as tables are added shows in one run.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from typing import Any
 import httpx
 from websockets.asyncio.client import connect
 from websockets.typing import Subprotocol
+
+from hzmj.server.config import tune_gc
 
 
 def free_port() -> int:
@@ -66,9 +70,20 @@ async def make_table(http: httpx.AsyncClient, seed: int, bot: str) -> tuple[str,
     return room, token
 
 
+class Window:
+    """The measured window: it opens ``warmup`` seconds after every table has started
+    (a start stampede of hundreds of tables is not the load of a running site) and lasts
+    ``seconds``; until it is set both ends are in the future."""
+
+    def __init__(self) -> None:
+        self.start = self.stop = float("inf")
+        self.states: dict[str, int] = {}  # room → its state_id as the window opens
+
+
 async def player(port: int, http: httpx.AsyncClient, room: str, token: str, seed: int,
-                 measure_from: float, stop_at: float, latencies: list[float]) -> int:
-    """Play until ``stop_at``; return the last state_id seen."""
+                 window: Window, started: asyncio.Event, count: list[int],
+                 latencies: list[float]) -> int:
+    """Play until the window closes; return the public steps seen inside it."""
     rng = random.Random(seed)
     state = 0
     protocols = [Subprotocol("hzmj"), Subprotocol(f"token.{token}")]
@@ -84,20 +99,30 @@ async def player(port: int, http: httpx.AsyncClient, room: str, token: str, seed
                     raise
         sent_at: float | None = None
         sent_state = -1
-        while time.monotonic() < stop_at:
+        first = True
+        while time.monotonic() < window.stop:
             try:
-                raw = await asyncio.wait_for(ws.recv(), max(0.01, stop_at - time.monotonic()))
+                raw = await asyncio.wait_for(ws.recv(), max(0.01, min(
+                    5.0, window.stop - time.monotonic())))
             except TimeoutError:
-                break
+                continue
             msg: dict[str, Any] = json.loads(raw)
             sid = msg.get("state_id", -1)
+            now = time.monotonic()
+            if now < window.start:
+                window.states[room] = max(window.states.get(room, 0), sid)
             state = max(state, sid)
             if sent_at is not None and (msg["type"] in ("ack", "error")
                                         or (msg["type"] == "event" and sid > sent_state)):
-                if msg["type"] != "error" and time.monotonic() >= measure_from:
+                if msg["type"] != "error" and window.start <= now < window.stop:
                     latencies.append(time.perf_counter() - sent_at)
                 sent_at = None
             if msg["type"] == "prompt":
+                if first:
+                    first = False
+                    count[0] += 1
+                    if count[0] >= count[1]:
+                        started.set()
                 action = rng.choice(msg["actions"])
                 sent_at, sent_state = time.perf_counter(), msg["state_id"]
                 await ws.send(json.dumps({"type": "action", "state_id": msg["state_id"],
@@ -106,23 +131,32 @@ async def player(port: int, http: httpx.AsyncClient, room: str, token: str, seed
                 break
             elif msg["type"] == "event" and msg["event"]["type"] == "hand_end":
                 await ws.send(json.dumps({"type": "ready"}))  # the gate between hands
-    return state
+    return state - window.states.get(room, 0)
 
 
 async def run(tables: int, seconds: float, port: int, bot: str,
               warmup: float) -> dict[str, Any]:
     latencies: list[float] = []
+    window = Window()
+    started = asyncio.Event()
+    count = [0, tables]  # players that have had their first prompt, of all
     # every player starts its table at once: let them all wait for a connection
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}",
                                  timeout=httpx.Timeout(60, pool=600),
                                  limits=httpx.Limits(max_connections=200)) as http:
         rooms = [await make_table(http, seed, bot) for seed in range(tables)]
-        start = time.monotonic()
-        stop_at = start + seconds
-        states = await asyncio.gather(*(player(port, http, room, token, i, start + warmup,
-                                               stop_at, latencies)
-                                        for i, (room, token) in enumerate(rooms)))
-        elapsed = time.monotonic() - start
+        begin = time.monotonic()
+        players = asyncio.gather(*(player(port, http, room, token, i, window, started,
+                                          count, latencies)
+                                   for i, (room, token) in enumerate(rooms)))
+        try:
+            async with asyncio.timeout(300):
+                await started.wait()
+        finally:
+            start_s = time.monotonic() - begin
+            window.start = time.monotonic() + warmup
+            window.stop = window.start + seconds
+        steps = await players
     latencies.sort()
 
     def pct(p: float) -> float:
@@ -131,11 +165,12 @@ async def run(tables: int, seconds: float, port: int, bot: str,
 
     return {
         "tables": tables,
-        "seconds": round(elapsed, 2),
-        "steps": sum(states),
-        "steps_per_s": round(sum(states) / elapsed, 1),
+        "start_s": round(start_s, 2),
+        "seconds": seconds,
+        "steps": sum(steps),
+        "steps_per_s": round(sum(steps) / seconds, 1),
         "player_actions": len(latencies),
-        "player_actions_per_s": round(len(latencies) / max(0.001, elapsed - warmup), 1),
+        "player_actions_per_s": round(len(latencies) / seconds, 1),
         "latency_ms_p50": pct(0.50),
         "latency_ms_p99": pct(0.99),
         "latency_ms_mean": round(1000 * statistics.fmean(latencies), 2) if latencies else None,
@@ -150,12 +185,15 @@ def main() -> None:
     parser.add_argument("--bot-delay", type=float, default=0.3,
                         help="seconds a bot waits before acting (the server's knob)")
     parser.add_argument("--warmup", type=float, default=3.0,
-                        help="seconds of start-up not counted in the latencies")
+                        help="seconds after every table has started before the window")
     parser.add_argument("--bot", default="efficiency", help="the bots' name")
     parser.add_argument("--port", type=int, default=None,
                         help="use a server already running on this local port")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
+    # the load generator's own garbage collections (hundreds of sockets, thousands of
+    # messages) would show as the server's latency: collected as rarely as the server's
+    tune_gc(50_000)
     results = []
     for tables in (int(t) for t in args.tables.split(",")):
         if args.port is not None:

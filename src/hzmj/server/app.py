@@ -37,7 +37,7 @@ from hzmj.server.account_protocol import Ok
 from hzmj.server.account_routes import account_routes, seat_name, seat_taken
 from hzmj.server.accounts import Accounts, Throttle
 from hzmj.server.bots import REVIEW_BOT, UnknownBotError, get_bot, hint_bot
-from hzmj.server.config import ServerConfig
+from hzmj.server.config import ServerConfig, tune_gc
 from hzmj.server.guard import (
     Bucket,
     BucketsByKey,
@@ -595,7 +595,9 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None,
         print(f"  friends use {cfg.public_url}", flush=True)
     elif lan:
         print(f"  friends on your network use http://{lan}:{port}/", flush=True)
-    uvicorn.run(create_app(cfg), host=host, port=port, log_level=log_level,
+    app = create_app(cfg)
+    tune_gc(cfg.gc_gen0)  # the server process (tests that make an app keep theirs)
+    uvicorn.run(app, host=host, port=port, log_level=log_level,
                 ws_max_size=WS_MAX_FRAME, ws_per_message_deflate=False,
                 proxy_headers=True, forwarded_allow_ips=forwarded_allow_ips)
 

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from hzmj.bots.base import Bot
 from hzmj.bots.registry import STRONGEST, make_bot, sees_all
 from hzmj.events import Action
+from hzmj.server.config import tune_gc
 
 log = logging.getLogger("hzmj.server")
 T = TypeVar("T")
@@ -53,11 +54,14 @@ def _choose(bot: Bot, view: dict[str, Any], legal: Sequence[Action]) -> tuple[Ac
     return bot.choose(view, legal), bot  # the bot comes back with its RNG advanced
 
 
-def _worker_start(parent: int) -> None:
+def _worker_start(parent: int, gc_gen0: int) -> None:
     """Worker start-up: yield the CPU to the server's event loop when cores are short
-    (a bot may think a little longer; a player's answer must not wait), and exit as soon
-    as the server is gone, even after a SIGKILL."""
+    (a bot may think a little longer; a player's answer must not wait), collect garbage
+    as the server does (:func:`~hzmj.server.config.tune_gc`: a bot's memo tables made
+    full collections of a quarter second), and exit as soon as the server is gone, even
+    after a SIGKILL."""
     os.nice(WORKER_NICENESS)
+    tune_gc(gc_gen0)
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -77,8 +81,9 @@ class Thinker:
     default.  :meth:`problems` says when it is degraded (for ``/api/health``).
     """
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, gc_gen0: int = 0) -> None:
         self.workers = workers
+        self.gc_gen0 = gc_gen0
         self.restarts = 0
         self._restarted_at: float | None = None
         self._unanswered = False  # the last heartbeat failed
@@ -87,7 +92,7 @@ class Thinker:
 
     def _spawn(self) -> ProcessPoolExecutor:
         pool = ProcessPoolExecutor(self.workers, multiprocessing.get_context("spawn"),
-                                   _worker_start, (os.getpid(),))
+                                   _worker_start, (os.getpid(), self.gc_gen0))
         for _ in range(self.workers):
             pool.submit(os.getpid)  # start the workers now, not at the first bot move
         return pool

@@ -996,7 +996,7 @@ class Lobby:
         self.store = store
         self.config = config
         self.rooms: dict[str, Room] = {}
-        self.thinker = Thinker(config.workers)
+        self.thinker = Thinker(config.workers, config.gc_gen0)
         self.quarantined: list[str] = []
         self._sweeper: asyncio.Task[None] | None = None
 
