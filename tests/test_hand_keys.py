@@ -13,6 +13,8 @@ from hzmj.hand import (
     is_win_counts,
     is_win_keys,
     key_units,
+    shanten_counts,
+    shanten_draws,
     split_wilds,
 )
 from hzmj.tiles import WHITE, full_set, parse_tiles
@@ -70,3 +72,35 @@ def test_white_dragons_play_as_the_caishen_kind_in_keys() -> None:
     tiles = parse_tiles("4mP6m123p456p789s11z")
     keys, wilds = keys_of(tiles, caishen=4)
     assert wilds == 0 and is_win_keys(keys, wilds, seven_pairs=True)
+
+
+@pytest.mark.parametrize("melds", [0, 1, 3])
+def test_shanten_draws_equals_shanten_counts_after_each_draw(melds: int) -> None:
+    """The batched shanten after one draw (the bots' useful tiles) equals
+    ``shanten_counts`` on each hand plus that tile, with 0–3 财神, every drawable kind."""
+    rng = random.Random(melds)
+    checked = 0
+    for _ in range(400):
+        pool = full_set()
+        rng.shuffle(pool)
+        size = 13 - 3 * melds
+        wilds = rng.choice((0, 0, 1, 2, 3))
+        counts = [0] * 34
+        for t in pool[: size - wilds]:
+            counts[t] += 1
+        kinds = [k for k in range(34) if counts[k] < 4]
+        expected = []
+        for k in kinds:
+            counts[k] += 1
+            expected.append(shanten_counts(counts, wilds, melds))
+            counts[k] -= 1
+        assert shanten_draws(counts, wilds, melds, kinds) == expected, (counts, wilds)
+        checked += len(kinds)
+    assert checked > 400 * 25
+
+
+def test_shanten_draws_refuses_a_fifth_copy() -> None:
+    counts = [0] * 34
+    counts[0] = 4
+    with pytest.raises(ValueError, match="fifth copy"):
+        shanten_draws(counts, 0, 0, [0])

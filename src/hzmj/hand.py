@@ -411,22 +411,83 @@ def shanten_counts(counts: Sequence[int], wilds: int = 0, melds: int = 0) -> int
         m, p, s, h = _suits[t[0:9]], _suits[t[9:18]], _suits[t[18:27]], _honors[t[27:34]]
     except KeyError:
         m, p, s, h = _entries(t)
-    sets = 4 - melds
     a0, a1 = _combine(m.k0, m.k1, p) if p is not _EMPTY else (m.k0, m.k1)
     b0, b1 = _combine(s.k0, s.k1, h) if h is not _NO_HONORS else (s.k0, s.k1)
+    return _shanten_of(a0, a1, b0, b1, m.pairs + p.pairs + s.pairs + h.pairs,
+                       m.odd + p.odd + s.odd + h.odd, wilds, melds)
+
+
+def shanten_draws(counts: Sequence[int], wilds: int, melds: int,
+                  kinds: Sequence[int]) -> list[int]:
+    """``[shanten_counts(counts plus one tile of kind k, wilds, melds) for k in kinds]``,
+    computed together: a draw changes one group, so the other half of the hand is
+    combined once (the efficiency bot's useful-tile count, and its search).
+
+    ``counts``: 34 natural counts; ``kinds``: natural kinds (0–33) each below 4 copies
+    in ``counts`` (``ValueError`` otherwise, as a fifth copy is no tile)."""
+    t = tuple(counts)
+    try:
+        m, p, s, h = _suits[t[0:9]], _suits[t[9:18]], _suits[t[18:27]], _honors[t[27:34]]
+    except KeyError:
+        m, p, s, h = _entries(t)
+    a0, a1 = _combine(m.k0, m.k1, p) if p is not _EMPTY else (m.k0, m.k1)
+    b0, b1 = _combine(s.k0, s.k1, h) if h is not _NO_HONORS else (s.k0, s.k1)
+    pairs = m.pairs + p.pairs + s.pairs + h.pairs
+    odd = m.odd + p.odd + s.odd + h.odd
+    groups = (m, p, s, h)
+    out: list[int] = []
+    for k in kinds:
+        if not 0 <= k < NUM_KINDS or t[k] >= 4:
+            raise ValueError(f"no fifth copy of kind {k} can be drawn")
+        g = k // 9 if k < 27 else 3
+        base = 9 * g
+        if g < 3:
+            key = t[base:k] + (t[k] + 1,) + t[k + 1:base + 9]
+            new = _suits.get(key) or _suit_entry(key)
+        else:
+            key = t[27:k] + (t[k] + 1,) + t[k + 1:34]
+            new = _honors.get(key) or _honor_entry(key)
+        old = groups[g]
+        if g == 0:
+            x0, x1 = _combine(new.k0, new.k1, p) if p is not _EMPTY else (new.k0, new.k1)
+            y0, y1 = b0, b1
+        elif g == 1:
+            x0, x1 = _combine(m.k0, m.k1, new)
+            y0, y1 = b0, b1
+        elif g == 2:
+            x0, x1 = a0, a1
+            y0, y1 = _combine(new.k0, new.k1, h) if h is not _NO_HONORS else (new.k0, new.k1)
+        else:
+            x0, x1 = a0, a1
+            y0, y1 = _combine(s.k0, s.k1, new)
+        out.append(_shanten_of(x0, x1, y0, y1, pairs - old.pairs + new.pairs,
+                               odd - old.odd + new.odd, wilds, melds))
+    return out
+
+
+def _shanten_of(a0: _Vec, a1: _Vec, b0: _Vec, b1: _Vec, pairs: int, singles: int,
+                wilds: int, melds: int) -> int:
+    """Shanten from the kept vectors of the two halves (characters+dots, bamboo+honours)
+    and the seven-pairs counts of the whole concealed part."""
+    sets = 4 - melds
     if sets == 4:
         kept = max(a1[0] + b0[4], a1[1] + b0[3], a1[2] + b0[2], a1[3] + b0[1], a1[4],
                    b1[4], a0[1] + b1[3], a0[2] + b1[2], a0[3] + b1[1], a0[4] + b1[0])
     else:
-        kept = max(max(a1[i] + b0[sets - i], a0[i] + b1[sets - i]) for i in range(sets + 1))
+        kept = a1[0] + b0[sets]
+        for i in range(sets + 1):
+            v = a1[i] + b0[sets - i]
+            if v > kept:
+                kept = v
+            v = a0[i] + b1[sets - i]
+            if v > kept:
+                kept = v
     standard = 3 * sets + 1 - wilds - kept
     if melds:
         return standard
     # seven pairs (RULES §7.2): pairs, then singles that a draw or a 财神 would pair
-    pairs = m.pairs + p.pairs + s.pairs + h.pairs
     if pairs > 7:
         pairs = 7
-    singles = m.odd + p.odd + s.odd + h.odd
     if singles > 7 - pairs:
         singles = 7 - pairs
     seven = 13 - wilds - 2 * pairs - singles

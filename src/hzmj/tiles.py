@@ -42,6 +42,11 @@ EAST: Final[Tile] = 27
 
 _HONOR_LETTERS: Final = {"E": 27, "S": 28, "W": 29, "N": 30, "P": 31, "F": 32, "C": 33}
 _HONOR_HANZI: Final = {"东": 27, "南": 28, "西": 29, "北": 30, "白": 31, "发": 32, "中": 33}
+# every single-tile spelling :func:`tile` accepts without whitespace: compact names
+# (``5m``, ``7z``), honour letters and hanzi
+_ONE_TILE: Final[dict[str, int]] = {
+    **{f"{k % 9 + 1}{'mpsz'[k // 9]}": k for k in range(34)},
+    **_HONOR_LETTERS, **_HONOR_HANZI}
 _HONOR_NAMES_ZH: Final = ("东", "南", "西", "北", "白", "发", "中")
 _HONOR_NAMES_EN: Final = ("East", "South", "West", "North", "White", "Green", "Red")
 _SUIT_NAMES_ZH: Final = ("万", "筒", "条")
@@ -73,6 +78,9 @@ def tile(name: str) -> Tile:
 
     Raises :class:`TileParseError` when ``name`` is not exactly one valid tile.
     """
+    hit = _ONE_TILE.get(name)  # the names views and records carry: no scan
+    if hit is not None:
+        return hit
     tiles = parse_tiles(name)
     if len(tiles) != 1:
         raise TileParseError(name, 0, f"expected exactly one tile, got {len(tiles)}")

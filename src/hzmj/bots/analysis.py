@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from hzmj.hand import is_baotou_ready, is_seven_pairs_win, shanten_counts
+from hzmj.hand import is_baotou_ready, is_seven_pairs_win, shanten_counts, shanten_draws
 from hzmj.tiles import NUM_KINDS, WHITE, Hand, Meld, MeldKind, Tile
 
 WILD: Final = -1
@@ -127,8 +127,10 @@ def useful(state: State) -> tuple[int, ...]:
     if hit is not None:
         return hit
     base = shanten(state)
-    counts = state[0]
-    out = [k for k in _near(counts, state[2]) if counts[k] < 4 and shanten(add(state, k)) < base]
+    counts, wilds, melds = state
+    kinds = [k for k in _near(counts, melds) if counts[k] < 4]
+    after = shanten_draws(counts, wilds, melds, kinds)
+    out = [k for k, n in zip(kinds, after, strict=True) if n < base]
     if shanten(add(state, WILD)) < base:
         out.append(WILD)
     result = tuple(out)
