@@ -909,6 +909,8 @@ class Room:
             else:
                 await self._client_action(conn, msg)
         except IllegalActionError as exc:
+            log.debug("room %s: seat %s refused (%s): %s", self.id, conn.seat,
+                      getattr(exc, "code", "illegal"), exc)
             conn.error(str(exc), getattr(exc, "code", "illegal"))
             if isinstance(msg, ActionRequest):
                 self._send_prompt(conn)
