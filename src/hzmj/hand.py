@@ -23,7 +23,9 @@ ask, bit masks of the tiles whose addition completes it.  A hand is four lookups
 little arithmetic: the win test adds the wildcards needed, shanten takes a max-plus
 product of the kept vectors, the waits OR the masks.  Entries are computed on first use
 (a few microseconds each; some tens of thousands of keys cover ordinary play), so
-importing the module costs nothing and every later lookup is one dict access.
+importing the module costs nothing and every later lookup is one dict access.  The
+engine's win test (:func:`is_win_keys`) reads the same entries' win inputs, packed in one
+int, from flat lists indexed by the integer group keys it keeps (:func:`group_keys`).
 """
 
 from __future__ import annotations
@@ -272,12 +274,13 @@ def _draw_masks(e: _Entry, c: tuple[int, ...],
 KEY_BASE: Final = 5  # a natural count (0–4) per kind, base-5 digits of its group's key
 _SUIT_KEYS: Final = KEY_BASE ** 9  # suit keys are 0 .. 5**9 - 1
 _HONOR_KEYS: Final = KEY_BASE ** 7
-# The win test's inputs of every group key, packed in one int: bits 0–8
-# ``2 - min(dpair, 2)``, bits 9–17 ``odd``, bits 18– ``need0`` (see _Entry); _UNSET until
-# computed.  The fields are small (≤ 101, ≤ 9, ≤ 99), so the sum of four entries adds
-# them field by field.  Flat lists indexed by the key: in the compiled build a lookup is a
-# native list read, no hashing and no boxing (1.95M slots for the suits: 15.6 MB).
-_UNSET: Final = 1 << 30
+# The win test's inputs of every group key, packed in one int: bits 0–8 ``odd``, bits
+# 9–17 ``need0``, bits 18– ``2 - min(dpair, 2)`` (see _Entry); _UNSET until computed.
+# The fields are small (≤ 9, ≤ 99, ≤ 101), so the sum of four entries adds them field by
+# field, and the largest of four entries has the largest top field.  Flat lists indexed
+# by the key: in the compiled build a lookup is a native list read, no hashing and no
+# boxing (1.95M slots for the suits: 15.6 MB).
+_UNSET: Final = 1 << 40
 _suit_win: Final[list[int]] = [_UNSET] * _SUIT_KEYS
 _honor_win: Final[list[int]] = [_UNSET] * _HONOR_KEYS
 _win_values: dict[int, int] = {}  # one int object per distinct packed value
@@ -320,7 +323,7 @@ def _digits(key: int, n: int) -> tuple[int, ...]:
 
 def _win_value(e: _Entry) -> int:
     """The packed win inputs of a group (see ``_suit_win``)."""
-    v = (2 - min(e.dpair, 2)) | e.odd << 9 | e.need0 << 18
+    v = e.odd | e.need0 << 9 | (2 - min(e.dpair, 2)) << 18
     return _win_values.setdefault(v, v)
 
 
@@ -345,21 +348,21 @@ def is_win_keys(keys: list[int], wilds: int, seven_pairs: bool) -> bool:
     p = _suit_win[k1]
     s = _suit_win[k2]
     h = _honor_win[k3]
-    # the pair: in the group where it costs least, or two wildcards (e = 0)
-    e = m & 511
-    if p & 511 > e:
-        e = p & 511
-    if s & 511 > e:
-        e = s & 511
-    if h & 511 > e:
-        e = h & 511
-    total = m + p + s + h
-    if (total >> 18) + 2 - e <= wilds:  # an _UNSET entry makes the need huge
-        return True
-    if total >= _UNSET:
+    # the pair goes where it costs least (largest 2 - min(dpair, 2)), or two wildcards
+    top = m
+    if p > top:
+        top = p
+    if s > top:
+        top = s
+    if h > top:
+        top = h
+    if top >= _UNSET:
         _fill_win(keys)
         return is_win_keys(keys, wilds, seven_pairs)
-    return seven_pairs and (total >> 9 & 511) <= wilds
+    total = m + p + s + h
+    if (total >> 9 & 511) + 2 - (top >> 18) <= wilds:
+        return True
+    return seven_pairs and (total & 511) <= wilds
 
 
 # --------------------------------------------------------------------------------------
