@@ -53,6 +53,30 @@ def test_pettingzoo_api_and_a_full_random_episode() -> None:
     assert sum(total.values()) == 0  # settlements are zero-sum (RULES §10.6)
 
 
+def test_pettingzoo_rewards_are_the_settlements_of_the_step() -> None:
+    # RULES §10: each step's rewards are the deltas of the hands it ended, else zeros
+    env = HzmjAECEnv(Rules(), max_hands=3)
+    env.reset(seed=5)
+    rng = np.random.default_rng(1)
+    ended = 0
+    for agent in env.agent_iter(max_iter=100_000):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        assert env.match is not None
+        before = len(env.match.results)
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        want = [0.0] * 4
+        for result in env.match.results[before:]:
+            if result.settlement:
+                want = [w + d for w, d in zip(want, result.settlement.deltas, strict=True)]
+        assert [env.rewards[a] for a in env.possible_agents if a in env.rewards] == want
+        ended += len(env.match.results) > before
+        del agent
+    assert ended == 3
+
+
 def test_pettingzoo_rejects_masked_action() -> None:
     env = HzmjAECEnv(Rules())
     env.reset(seed=1)

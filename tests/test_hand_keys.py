@@ -67,6 +67,30 @@ def test_win_on_keys_equals_win_on_counts(caishen: int) -> None:
     assert wins > 1_200  # the sample really holds many winning hands
 
 
+@pytest.mark.parametrize("size", [2, 5, 8, 11, 14])
+def test_win_on_keys_equals_win_on_counts_for_any_tiles(size: int) -> None:
+    # dealt tiles (mostly not winning) of every concealed size the engine tests: each
+    # group key's packed inputs are filled on first use and then read from the table
+    rng = random.Random(size)
+    wall = [k for k in range(34) for _ in range(4)]
+    for _ in range(3_000):
+        wilds = rng.randrange(min(5, size + 1))
+        counts = [0] * 34
+        for t in rng.sample(wall, size - wilds):
+            counts[t] += 1
+        keys = group_keys(counts)
+        for _ in range(2):  # computed, then from the table
+            assert is_win_keys(keys, wilds, size == 14) == is_win_counts(counts, wilds)
+            assert is_win_keys(keys, wilds, False) == is_standard_win(counts, wilds)
+
+
+def test_group_keys_are_base_5_counts() -> None:
+    counts = [0] * 34
+    counts[0], counts[8], counts[9 + 4], counts[27], counts[33] = 4, 3, 2, 1, 4
+    assert group_keys(counts) == [4 + 3 * 5 ** 8, 2 * 5 ** 4, 0, 1 + 4 * 5 ** 6]
+    assert key_units(WHITE)[8] == (0, 5 ** 8) and key_units(WHITE)[WHITE] is None
+
+
 def test_white_dragons_play_as_the_caishen_kind_in_keys() -> None:
     # RULES §5.2: with 5m as 财神, 白 stands for 5m: 4m 白 6m is a run
     tiles = parse_tiles("4mP6m123p456p789s11z")

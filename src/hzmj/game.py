@@ -600,9 +600,11 @@ class Match:
         u = self._units[extra]
         if u is None:
             return is_win_keys(st.keys, st.wilds + 1, seven_pairs)
-        keys = list(st.keys)
+        keys = st.keys  # the tile joins for the test only (no copy of the list)
         keys[u[0]] += u[1]
-        return is_win_keys(keys, st.wilds, seven_pairs)
+        win = is_win_keys(keys, st.wilds, seven_pairs)
+        keys[u[0]] -= u[1]
+        return win
 
     def _self_draw_win(self, seat: int) -> tuple[HandScore, Tile] | None:
         """Best self-draw score of ``seat``'s 14 tiles and its winning tile, or ``None``

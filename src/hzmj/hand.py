@@ -23,7 +23,9 @@ ask, bit masks of the tiles whose addition completes it.  A hand is four lookups
 little arithmetic: the win test adds the wildcards needed, shanten takes a max-plus
 product of the kept vectors, the waits OR the masks.  Entries are computed on first use
 (a few microseconds each; some tens of thousands of keys cover ordinary play), so
-importing the module costs nothing and every later lookup is one dict access.
+importing the module costs nothing and every later lookup is one dict access.  The
+engine's win test (:func:`is_win_keys`) reads the same entries' win inputs, packed in one
+int, from flat lists indexed by the integer group keys it keeps (:func:`group_keys`).
 """
 
 from __future__ import annotations
@@ -269,21 +271,29 @@ def _draw_masks(e: _Entry, c: tuple[int, ...],
 # --------------------------------------------------------------------------------------
 # integer group keys (the engine keeps them up to date as tiles move)
 
-KEY_BITS: Final = 3  # a natural count (0–4) per kind, packed 3 bits per kind of a group
-_KEY_MASK: Final = (1 << KEY_BITS) - 1
-# by group key: (need0, min(dpair, 2), odd) of the group's _Entry, the win test's inputs
-_Win = tuple[int, int, int]
-_suit_by_key: Final[dict[int, _Win]] = {}
-_honor_by_key: Final[dict[int, _Win]] = {}
+KEY_BASE: Final = 5  # a natural count (0–4) per kind, base-5 digits of its group's key
+_SUIT_KEYS: Final = KEY_BASE ** 9  # suit keys are 0 .. 5**9 - 1
+_HONOR_KEYS: Final = KEY_BASE ** 7
+# The win test's inputs of every group key, packed in one int: bits 0–8 ``odd``, bits
+# 9–17 ``need0``, bits 18– ``2 - min(dpair, 2)`` (see _Entry); _UNSET until computed.
+# The fields are small (≤ 9, ≤ 99, ≤ 101), so the sum of four entries adds them field by
+# field, and the largest of four entries has the largest top field.  Flat lists indexed
+# by the key: in the compiled build a lookup is a native list read, no hashing and no
+# boxing (1.95M slots for the suits: 15.6 MB).
+_UNSET: Final = 1 << 40
+_suit_win: Final[list[int]] = [_UNSET] * _SUIT_KEYS
+_honor_win: Final[list[int]] = [_UNSET] * _HONOR_KEYS
+_win_values: dict[int, int] = {}  # one int object per distinct packed value
 
 
 def group_keys(counts: Sequence[int]) -> list[int]:
-    """The four integer keys (characters, dots, bamboo, honours) of 34 natural counts:
-    kind ``k`` adds ``count << KEY_BITS * (k % 9)`` (honours: ``k - 27``) to its group."""
+    """The four integer keys (characters, dots, bamboo, honours) of 34 natural counts
+    (each 0–4): kind ``k`` adds ``count * KEY_BASE ** (k % 9)`` (honours: ``** (k - 27)``)
+    to its group."""
     keys = [0, 0, 0, 0]
     for k in range(NUM_KINDS):
         if counts[k]:
-            keys[k // 9 if k < 27 else 3] += counts[k] << KEY_BITS * (k % 9 if k < 27 else k - 27)
+            keys[k // 9 if k < 27 else 3] += counts[k] * KEY_BASE ** (k % 9 if k < 27 else k - 27)
     return keys
 
 
@@ -297,8 +307,8 @@ def key_units(caishen: Tile) -> tuple[tuple[int, int] | None, ...]:
         for t in range(NUM_KINDS):
             k = plays_as(t, caishen)
             units.append(None if k is None else
-                         (k // 9, 1 << KEY_BITS * (k % 9)) if k < 27 else
-                         (3, 1 << KEY_BITS * (k - 27)))
+                         (k // 9, KEY_BASE ** (k % 9)) if k < 27 else
+                         (3, KEY_BASE ** (k - 27)))
         hit = _units_memo[caishen] = tuple(units)
     return hit
 
@@ -306,52 +316,53 @@ def key_units(caishen: Tile) -> tuple[tuple[int, int] | None, ...]:
 _units_memo: dict[Tile, tuple[tuple[int, int] | None, ...]] = {}
 
 
-def _win_inputs(e: _Entry) -> _Win:
-    return e.need0, min(e.dpair, 2), e.odd  # two wildcards always make the pair
+def _digits(key: int, n: int) -> tuple[int, ...]:
+    """The ``n`` counts of a group key."""
+    return tuple(key // KEY_BASE ** i % KEY_BASE for i in range(n))
 
 
-def _suit_by(key: int) -> _Win:
-    w = _suit_by_key.get(key)
-    if w is None:
-        w = _suit_by_key[key] = _win_inputs(_suit_entry(
-            tuple((key >> KEY_BITS * i) & _KEY_MASK for i in range(9))))
-    return w
+def _win_value(e: _Entry) -> int:
+    """The packed win inputs of a group (see ``_suit_win``)."""
+    v = e.odd | e.need0 << 9 | (2 - min(e.dpair, 2)) << 18
+    return _win_values.setdefault(v, v)
 
 
-def _honor_by(key: int) -> _Win:
-    w = _honor_by_key.get(key)
-    if w is None:
-        w = _honor_by_key[key] = _win_inputs(_honor_entry(
-            tuple((key >> KEY_BITS * i) & _KEY_MASK for i in range(7))))
-    return w
+def _fill_win(keys: list[int]) -> None:
+    """Compute the packed win inputs of the four keys that are still missing."""
+    for k in keys[:3]:
+        if _suit_win[k] == _UNSET:
+            _suit_win[k] = _win_value(_suit_entry(_digits(k, 9)))
+    if _honor_win[keys[3]] == _UNSET:
+        _honor_win[keys[3]] = _win_value(_honor_entry(_digits(keys[3], 7)))
 
 
 def is_win_keys(keys: list[int], wilds: int, seven_pairs: bool) -> bool:
     """The win test (RULES §7.1–7.2) of a concealed part given by its :func:`group_keys`
     (a list of four) and ``wilds``; ``seven_pairs`` allows that shape (14 concealed tiles,
-    no melds).  Equals :func:`is_win_counts` / :func:`is_standard_win` on the same tiles."""
-    # the engine's hot path: tuple unpacking, plain comparisons, no min() or method calls
+    no melds).  Equals :func:`is_win_counts` / :func:`is_standard_win` on the same tiles.
+    Keys hold counts 0–4 (RULES §1.1: a fifth natural tile cannot exist)."""
+    # the engine's hot path: four list reads, then integer operations on the packed
+    # fields of _win_value (literals, not names: no global look-ups in pure Python)
     k0, k1, k2, k3 = keys
-    try:
-        m_need, m_pair, m_odd = _suit_by_key[k0]
-        p_need, p_pair, p_odd = _suit_by_key[k1]
-        s_need, s_pair, s_odd = _suit_by_key[k2]
-        h_need, h_pair, h_odd = _honor_by_key[k3]
-    except KeyError:
-        m_need, m_pair, m_odd = _suit_by(k0)
-        p_need, p_pair, p_odd = _suit_by(k1)
-        s_need, s_pair, s_odd = _suit_by(k2)
-        h_need, h_pair, h_odd = _honor_by(k3)
-    pair = m_pair
-    if p_pair < pair:
-        pair = p_pair
-    if s_pair < pair:
-        pair = s_pair
-    if h_pair < pair:
-        pair = h_pair
-    if m_need + p_need + s_need + h_need + pair <= wilds:
+    m = _suit_win[k0]
+    p = _suit_win[k1]
+    s = _suit_win[k2]
+    h = _honor_win[k3]
+    # the pair goes where it costs least (largest 2 - min(dpair, 2)), or two wildcards
+    top = m
+    if p > top:
+        top = p
+    if s > top:
+        top = s
+    if h > top:
+        top = h
+    if top >= _UNSET:
+        _fill_win(keys)
+        return is_win_keys(keys, wilds, seven_pairs)
+    total = m + p + s + h
+    if (total >> 9 & 511) + 2 - (top >> 18) <= wilds:
         return True
-    return seven_pairs and m_odd + p_odd + s_odd + h_odd <= wilds
+    return seven_pairs and (total & 511) <= wilds
 
 
 # --------------------------------------------------------------------------------------

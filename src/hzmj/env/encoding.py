@@ -97,8 +97,10 @@ def match_index_map(match: Match, seat: int) -> dict[int, Action]:
 
 def action_mask(index_map: dict[int, Action]) -> npt.NDArray[np.int8]:
     """The ``int8`` mask (length ``ACTION_SIZE``) of the indices of ``index_map``."""
-    mask: npt.NDArray[np.int8] = action_masks([index_map])[0]
-    return mask
+    buf = bytearray(ACTION_SIZE)
+    for i in index_map:
+        buf[i] = 1
+    return np.frombuffer(buf, dtype=np.int8)
 
 
 def action_masks(index_maps: Sequence[dict[int, Action]]) -> npt.NDArray[np.int8]:
@@ -162,7 +164,10 @@ def encode_match(match: Match, seat: int) -> npt.NDArray[np.float32]:
     idx = _counted(match, seat)
     flat = np.fromiter(idx, dtype=np.intp, count=len(idx))  # much faster than from a list
     obs = np.bincount(flat, minlength=_OBS_SIZE).astype(np.float32)
-    obs[_SCALED] = _scaled(match)
+    live, level, players = _scaled(match)
+    obs[_SCALARS] = live  # three item sets: a third of one fancy-index assignment
+    obs[_SCALARS + 1] = level
+    obs[_SCALARS + 14] = players
     return obs.reshape(OBS_SHAPE)
 
 

@@ -48,6 +48,7 @@ class HzmjAECEnv(AECEnv):  # type: ignore[misc]
         self._rng = random.Random()
         self.match: Match | None = None
         self._legal: dict[int, Action] = {}
+        self._rewarded = False
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self._obs_space
@@ -62,6 +63,7 @@ class HzmjAECEnv(AECEnv):  # type: ignore[misc]
         self.match = Match(self.rules, match_seed, log=False)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
+        self._rewarded = False  # whether ``rewards`` holds a nonzero entry
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
@@ -90,22 +92,27 @@ class HzmjAECEnv(AECEnv):  # type: ignore[misc]
             raise ValueError(f"action {action} is not legal for {agent} "
                              f"(legal: {sorted(self._legal)})")
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = {a: 0.0 for a in self.agents}
-        hands_before = len(self.match.results)
-        self.match.apply(self._legal[int(action)])
-        for result in self.match.results[hands_before:]:
-            deltas = result.settlement.deltas if result.settlement else (0,) * len(self.agents)
-            for i, d in enumerate(deltas):
-                self.rewards[f"seat_{i}"] += float(d)
-        done = self.match.over or (self.max_hands is not None
-                                   and len(self.match.results) >= self.max_hands)
-        if done:
+        rewards = self.rewards
+        if self._rewarded:  # the last step's rewards go back to 0
+            for a in rewards:
+                rewards[a] = 0.0
+            self._rewarded = False
+        match = self.match
+        hands_before = len(match.results)
+        match.apply(self._legal[int(action)])
+        if len(match.results) > hands_before:  # a hand ended: its settlement (RULES §10)
+            for result in match.results[hands_before:]:
+                if result.settlement:
+                    for a, d in zip(self.possible_agents, result.settlement.deltas, strict=True):
+                        rewards[a] += float(d)
+            self._accumulate_rewards()  # (a step that ends no hand has nothing to add)
+            self._rewarded = True
+        if match.over or (self.max_hands is not None and len(match.results) >= self.max_hands):
             for a in self.agents:
                 self.terminations[a] = True
-                self.infos[a] = {"points": self.match.points(), "hands": len(self.match.results)}
+                self.infos[a] = {"points": match.points(), "hands": len(match.results)}
         else:
             self._select()
-        self._accumulate_rewards()
 
     def render(self) -> str | None:
         if self.match is None:
