@@ -15,6 +15,7 @@ from hzmj.hand import (
     key_units,
     shanten_counts,
     shanten_draws,
+    shanten_swaps,
     split_wilds,
 )
 from hzmj.tiles import WHITE, full_set, parse_tiles
@@ -128,3 +129,51 @@ def test_shanten_draws_refuses_a_fifth_copy() -> None:
     counts[0] = 4
     with pytest.raises(ValueError, match="fifth copy"):
         shanten_draws(counts, 0, 0, [0])
+
+
+@pytest.mark.parametrize("melds", [0, 1, 3])
+def test_shanten_swaps_equals_shanten_counts_after_each_discard_and_draw(melds: int) -> None:
+    """The batched shanten after a discard and a draw (the efficiency bot's useful tiles
+    after each discard) equals ``shanten_counts`` of each such hand, with 0–3 财神, every
+    held kind discarded and every drawable kind drawn; hands from the whole set and from
+    one or two suits (many draws and discards in one group or half)."""
+    rng = random.Random(100 + melds)
+    checked = 0
+    for n in range(240):
+        pool = full_set()
+        if n % 2:  # crowded: one or two suits, sometimes the honours
+            suits = rng.sample(range(4), rng.choice((1, 2)))
+            pool = [t for t in pool if (t // 9 if t < 27 else 3) in suits]
+        rng.shuffle(pool)
+        size = 14 - 3 * melds
+        wilds = rng.choice((0, 0, 1, 2, 3))
+        counts = [0] * 34
+        for t in pool[: size - wilds]:
+            counts[t] += 1
+        swaps = []
+        expected = []
+        for d in (k for k in range(34) if counts[k]):
+            counts[d] -= 1
+            kinds = [k for k in range(34) if counts[k] < 4]
+            row = []
+            for k in kinds:
+                counts[k] += 1
+                row.append(shanten_counts(counts, wilds, melds))
+                counts[k] -= 1
+            counts[d] += 1
+            swaps.append((d, kinds))
+            expected.append(row)
+        assert shanten_swaps(counts, wilds, melds, swaps) == expected, (counts, wilds)
+        checked += sum(len(r) for r in expected)
+    assert checked > 240 * 100
+
+
+def test_shanten_swaps_refuses_a_missing_discard_and_a_fifth_copy() -> None:
+    counts = [0] * 34
+    counts[0] = 4
+    counts[5] = 1
+    with pytest.raises(ValueError, match="no tile of kind 1"):
+        shanten_swaps(counts, 0, 0, [(1, [2])])
+    with pytest.raises(ValueError, match="fifth copy"):
+        shanten_swaps(counts, 0, 0, [(5, [0])])
+    assert shanten_swaps(counts, 0, 0, [(0, [0])]) == [[shanten_counts(counts, 0, 0)]]

@@ -476,6 +476,86 @@ def shanten_draws(counts: Sequence[int], wilds: int, melds: int,
     return out
 
 
+def _half(x: _Entry, y: _Entry) -> tuple[_Vec, _Vec]:
+    """Kept vectors of a half of the hand: group ``x`` (characters or bamboo) combined
+    with its partner ``y`` (dots or honours)."""
+    if y is _EMPTY or y is _NO_HONORS:
+        return x.k0, x.k1
+    return _combine(x.k0, x.k1, y)
+
+
+def _group_entry(t: tuple[int, ...], g: int, changes: Sequence[tuple[int, int]]) -> _Entry:
+    """Entry of group ``g`` (0–2 suits, 3 honours) of counts ``t`` after adding each
+    ``(kind, delta)`` of ``changes`` that lies in the group."""
+    base, size = (9 * g, 9) if g < 3 else (27, 7)
+    key = list(t[base:base + size])
+    for kind, delta in changes:
+        key[kind - base] += delta
+    k = tuple(key)
+    if g < 3:
+        return _suits.get(k) or _suit_entry(k)
+    return _honors.get(k) or _honor_entry(k)
+
+
+def shanten_swaps(counts: Sequence[int], wilds: int, melds: int,
+                  swaps: Sequence[tuple[int, Sequence[int]]]) -> list[list[int]]:
+    """For each ``(d, kinds)`` of ``swaps``: ``[shanten_counts(counts less one d plus one
+    k, wilds, melds) for k in kinds]``, computed together (the efficiency bot's useful
+    draws after each discard of a 14-tile hand).  A discard and a draw in different
+    halves of the hand (characters+dots, bamboo+honours) cost no combining at all: each
+    half is combined once per discard and once per draw.
+
+    ``counts``: 34 natural counts; ``d``: a held natural kind; ``kinds``: natural kinds
+    (0–33) below 4 copies once ``d`` is gone.  ``ValueError`` otherwise."""
+    t = tuple(counts)
+    try:
+        groups = (_suits[t[0:9]], _suits[t[9:18]], _suits[t[18:27]], _honors[t[27:34]])
+    except KeyError:
+        groups = _entries(t)
+    halves = (_half(groups[0], groups[1]), _half(groups[2], groups[3]))
+    pairs = sum(g.pairs for g in groups)
+    odd = sum(g.odd for g in groups)
+    plus: dict[int, tuple[_Entry, tuple[_Vec, _Vec]]] = {}  # draw → its group, its half
+    out: list[list[int]] = []
+    for d, kinds in swaps:
+        if not 0 <= d < NUM_KINDS or t[d] < 1:
+            raise ValueError(f"no tile of kind {d} to discard")
+        gd = d // 9 if d < 27 else 3
+        old_d = groups[gd]
+        less = _group_entry(t, gd, ((d, -1),))
+        half_d = _half(less, groups[gd + 1]) if gd % 2 == 0 else _half(groups[gd - 1], less)
+        row: list[int] = []
+        for k in kinds:
+            if not 0 <= k < NUM_KINDS or t[k] - (k == d) >= 4:
+                raise ValueError(f"no fifth copy of kind {k} can be drawn")
+            gk = k // 9 if k < 27 else 3
+            if gk == gd:
+                new = _group_entry(t, gd, ((d, -1), (k, 1)))
+                moved = (_half(new, groups[gd + 1]) if gd % 2 == 0
+                         else _half(groups[gd - 1], new))
+                a, b = (moved, halves[1]) if gd < 2 else (halves[0], moved)
+                pr = pairs - old_d.pairs + new.pairs
+                od = odd - old_d.odd + new.odd
+            else:
+                hit = plus.get(k)
+                if hit is None:
+                    more = _group_entry(t, gk, ((k, 1),))
+                    hit = plus[k] = (more, _half(more, groups[gk + 1]) if gk % 2 == 0
+                                     else _half(groups[gk - 1], more))
+                more = hit[0]
+                pr = pairs - old_d.pairs + less.pairs - groups[gk].pairs + more.pairs
+                od = odd - old_d.odd + less.odd - groups[gk].odd + more.odd
+                if gk // 2 != gd // 2:  # different halves: both already combined
+                    a, b = (half_d, hit[1]) if gd < 2 else (hit[1], half_d)
+                else:  # the other group of the same half
+                    lo, hi = (less, more) if gd < gk else (more, less)
+                    moved = _half(lo, hi)
+                    a, b = (moved, halves[1]) if gd < 2 else (halves[0], moved)
+            row.append(_shanten_of(a[0], a[1], b[0], b[1], pr, od, wilds, melds))
+        out.append(row)
+    return out
+
+
 def _shanten_of(a0: _Vec, a1: _Vec, b0: _Vec, b1: _Vec, pairs: int, singles: int,
                 wilds: int, melds: int) -> int:
     """Shanten from the kept vectors of the two halves (characters+dots, bamboo+honours)

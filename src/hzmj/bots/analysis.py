@@ -15,7 +15,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from hzmj.hand import is_baotou_ready, is_seven_pairs_win, shanten_counts, shanten_draws
+from hzmj.hand import (
+    is_baotou_ready,
+    is_seven_pairs_win,
+    shanten_counts,
+    shanten_draws,
+    shanten_swaps,
+)
 from hzmj.tiles import NUM_KINDS, WHITE, Hand, Meld, MeldKind, Tile
 
 WILD: Final = -1
@@ -136,6 +142,29 @@ def useful(state: State) -> tuple[int, ...]:
     result = tuple(out)
     _remember(_useful, state, result)  # type: ignore[arg-type]
     return result
+
+
+def useful_after(state: State, discards: Sequence[int]) -> list[tuple[int, ...]]:
+    """``[useful(remove(state, d)) for d in discards]`` for a 14-tile ``state``, the
+    uncached ones computed together (:func:`hzmj.hand.shanten_swaps`: a discard and a
+    draw in different halves of the hand share their work).  ``discards``: natural
+    kinds held, or :data:`WILD`; ``ValueError`` for a tile that is not there."""
+    counts, wilds, melds = state
+    afters = [remove(state, d) for d in discards]
+    todo: list[tuple[int, State, list[int]]] = []
+    for d, after in zip(discards, afters, strict=True):
+        if d != WILD and after not in _useful:
+            c = after[0]
+            todo.append((d, after, [k for k in _near(c, melds) if c[k] < 4]))
+    if todo:
+        rows = shanten_swaps(counts, wilds, melds, [(d, kinds) for d, _, kinds in todo])
+        for (_, after, kinds), row in zip(todo, rows, strict=True):
+            base = shanten(after)
+            out = [k for k, n in zip(kinds, row, strict=True) if n < base]
+            if shanten(add(after, WILD)) < base:
+                out.append(WILD)
+            _remember(_useful, after, tuple(out))  # type: ignore[arg-type]
+    return [useful(after) for after in afters]
 
 
 def baotou_ready(state: State) -> bool:

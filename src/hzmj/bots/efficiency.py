@@ -232,6 +232,9 @@ def rank_discards(info: SeatInfo, concealed: Sequence[Tile], kinds: Sequence[Til
         rows = [(t, an.shanten(an.remove(state, an.WILD)), an.remove(state, an.WILD))
                 for t in kinds]
     best = min(s for _, s, _ in rows)
+    # the useful draws of every discard to be valued, together (shared work, cached)
+    an.useful_after(state, [an.natural(t, info.caishen) for t, s, _ in rows
+                            if (full or s == best) and s >= 0])
     ranked = [RankedDiscard(t, value_of(after, info) if (full or s == best) else None, s,
                             feeds_third_tan(info, t), discard_danger(info, t))
               for t, s, after in rows]

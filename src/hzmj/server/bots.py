@@ -23,7 +23,8 @@ T = TypeVar("T")
 AUTO_BOT = "efficiency"  # plays for absent players (托管) and escaped seats
 HEARTBEAT = 1.0  # seconds between checks that the workers answer
 DEGRADED_AFTER_RESTART = 30.0  # health stays degraded this long after a respawn
-WORKER_NICENESS = 5  # bot workers run below the event loop's priority
+WORKER_NICENESS = 15  # bot workers run well below the event loop's priority: a player's
+# answer never waits for a bot's thinking (at 500 tables nice 5 gave p99 168 ms, 15: 112 ms)
 
 REVIEW_BOT = f"{STRONGEST}@4"  # the replay page's AI review: deterministic, a few s a match
 
@@ -50,8 +51,25 @@ def get_bot(name: str, seed: int) -> Bot:
         raise UnknownBotError(str(exc)) from None
 
 
+Choice = tuple[Bot, dict[str, Any], list[Action]]
+"""One bot decision to make: the bot, its seat's view, the legal actions."""
+MAX_BATCH = 32  # decisions sent to a worker in one message at most
+
+
 def _choose(bot: Bot, view: dict[str, Any], legal: Sequence[Action]) -> tuple[Action, Bot]:
     return bot.choose(view, legal), bot  # the bot comes back with its RNG advanced
+
+
+def _choose_many(jobs: list[Choice]) -> list[tuple[Action, Bot] | Exception]:
+    """Several rooms' decisions in one worker call; a bot that fails fails its own room
+    only (its error comes back in its place, as a picklable ``RuntimeError``)."""
+    out: list[tuple[Action, Bot] | Exception] = []
+    for bot, view, legal in jobs:
+        try:
+            out.append(_choose(bot, view, legal))
+        except Exception as exc:  # noqa: BLE001 - reported to the room that asked
+            out.append(RuntimeError(f"{type(exc).__name__}: {exc}"))
+    return out
 
 
 def _worker_start(parent: int, gc_gen0: int) -> None:
@@ -75,6 +93,11 @@ class Thinker:
     """Runs bots' ``choose``: in a pool of worker processes (``workers`` > 0), so that
     their thinking uses every core and never stalls the event loop, or inline.
 
+    Decisions are batched adaptively: while a worker is free each goes at once; while
+    all are busy they wait, and go together in one message when one comes back, so the
+    event loop's cost per decision (a submit, a wake-up, a result) falls as the load
+    rises (at 500 tables it was a fifth of the loop's time).
+
     The pool is supervised: a worker that dies breaks the pool (the executor notices at
     once), and the first call or heartbeat that meets the broken pool starts a new one;
     the calls it broke are tried again there, so a bot's move is never lost to the
@@ -89,6 +112,10 @@ class Thinker:
         self._unanswered = False  # the last heartbeat failed
         self._pool = self._spawn() if workers > 0 else None
         self._watch: asyncio.Task[None] | None = None
+        self._waiting: list[tuple[Choice, asyncio.Future[tuple[Action, Bot]]]] = []
+        self._in_flight = 0  # batches sent and not yet answered
+        self._flush_due = False
+        self._senders: set[asyncio.Task[None]] = set()
 
     def _spawn(self) -> ProcessPoolExecutor:
         pool = ProcessPoolExecutor(self.workers, multiprocessing.get_context("spawn"),
@@ -114,8 +141,57 @@ class Thinker:
 
     async def choose(self, bot: Bot, view: dict[str, Any],
                      legal: Sequence[Action]) -> tuple[Action, Bot]:
-        """The bot's choice and the bot itself with its RNG advanced."""
-        return await self.run(_choose, bot, view, list(legal))
+        """The bot's choice and the bot itself with its RNG advanced.  ``RuntimeError``
+        if the bot failed (or the workers keep dying)."""
+        if self._pool is None:
+            return await asyncio.to_thread(_choose, bot, view, list(legal))
+        answer: asyncio.Future[tuple[Action, Bot]] = asyncio.get_running_loop().create_future()
+        self._waiting.append(((bot, view, list(legal)), answer))
+        self._kick()
+        return await answer
+
+    def _kick(self) -> None:
+        """Send waiting decisions once this turn of the event loop is over (decisions
+        made in the same turn share a message) if a worker is free."""
+        if self._waiting and self._in_flight < self.workers and not self._flush_due:
+            self._flush_due = True
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        self._flush_due = False
+        free = self.workers - self._in_flight
+        if not self._waiting or free <= 0:
+            return
+        size = min(MAX_BATCH, -(-len(self._waiting) // free))  # shared over free workers
+        batch, self._waiting = self._waiting[:size], self._waiting[size:]
+        self._in_flight += 1
+        task = asyncio.create_task(self._send(batch), name="hzmj-bot-batch")
+        self._senders.add(task)
+        task.add_done_callback(self._senders.discard)
+        self._kick()
+
+    async def _send(self, batch: list[tuple[Choice, asyncio.Future[tuple[Action, Bot]]]]
+                    ) -> None:
+        try:
+            results = await self.run(_choose_many, [job for job, _ in batch])
+        except Exception as exc:  # the workers keep dying: every room plays its default
+            for _, answer in batch:
+                if not answer.done():
+                    answer.set_exception(RuntimeError(str(exc)))
+        else:
+            for (_, answer), result in zip(batch, results, strict=True):
+                if answer.done():
+                    continue  # the room stopped waiting (closed, or moved away)
+                if isinstance(result, Exception):
+                    answer.set_exception(result)
+                else:
+                    answer.set_result(result)
+        finally:
+            self._in_flight -= 1
+            for _, answer in batch:
+                if not answer.done():  # cancelled with the server: nobody is left waiting
+                    answer.cancel()
+            self._kick()
 
     async def run(self, job: Callable[..., T], *args: Any) -> T:
         """``job(*args)`` in a worker (a module-level function, picklable arguments), or
@@ -160,5 +236,7 @@ class Thinker:
     def close(self) -> None:
         if self._watch is not None:
             self._watch.cancel()
+        for task in list(self._senders):
+            task.cancel()
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)

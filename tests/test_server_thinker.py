@@ -1,0 +1,79 @@
+"""The bot workers' batching (``hzmj.server.bots.Thinker``): while every worker is busy,
+decisions wait and go together; each room still gets its own bot's answer, and one bot's
+failure is its room's alone (issue 11, item 10: the loop's cost per bot decision)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from hzmj.bots.registry import make_bot
+from hzmj.game import Match
+from hzmj.rules import Rules
+from hzmj.server import bots as server_bots
+from hzmj.server.bots import Thinker
+
+
+def decisions(count: int) -> list[tuple[Any, dict[str, Any], list[Any], Any]]:
+    """``count`` decisions from different matches: bot, view, legal, the bot's answer
+    when asked directly in this process."""
+    out = []
+    for seed in range(count):
+        m = Match(Rules(), seed)
+        seat = m.turn
+        view, legal = m.view(seat), m.legal_actions(seat)
+        expected = make_bot("efficiency", seed).choose(view, legal)
+        out.append((make_bot("efficiency", seed), view, legal, expected))
+    return out
+
+
+def test_decisions_made_together_are_batched_and_each_gets_its_own_answer(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    jobs = decisions(12)
+    sizes: list[int] = []
+    real_run = Thinker.run
+
+    async def counting_run(self: Thinker, job: Any, *args: Any) -> Any:
+        if job is server_bots._choose_many:
+            sizes.append(len(args[0]))
+        return await real_run(self, job, *args)
+
+    monkeypatch.setattr(Thinker, "run", counting_run)
+
+    async def ask_all() -> list[Any]:
+        thinker = Thinker(1)
+        try:
+            await thinker.run(int)  # the worker is up
+            first = asyncio.ensure_future(thinker.choose(*jobs[0][:3]))
+            for _ in range(3):
+                await asyncio.sleep(0)  # asked, and sent to the only worker
+            rest = [thinker.choose(bot, view, legal) for bot, view, legal, _ in jobs[1:]]
+            return [await first, *await asyncio.gather(*rest)]
+        finally:
+            thinker.close()
+
+    answers = asyncio.run(ask_all())
+    assert [action for action, _ in answers] == [expected for *_, expected in jobs]
+    assert all(type(bot).__name__ == "EfficiencyBot" for _, bot in answers)
+    # one worker: the first decision went alone, the eleven asked while it was busy
+    # waited and went together in one message
+    assert sizes == [1, 11]
+
+
+def test_a_failing_bot_fails_its_own_decision_only() -> None:
+    jobs = decisions(3)
+
+    async def ask() -> list[Any]:
+        thinker = Thinker(2)
+        try:
+            calls = [thinker.choose(bot, view, legal) for bot, view, legal, _ in jobs]
+            broken = thinker.choose(make_bot("efficiency", 9), jobs[0][1], [])  # no action
+            return await asyncio.gather(*calls, broken, return_exceptions=True)
+        finally:
+            thinker.close()
+
+    *good, bad = asyncio.run(ask())
+    assert [a for a, _ in good] == [expected for *_, expected in jobs]
+    assert isinstance(bad, RuntimeError)
