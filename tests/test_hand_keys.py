@@ -99,6 +99,27 @@ def test_white_dragons_play_as_the_caishen_kind_in_keys() -> None:
     assert wilds == 0 and is_win_keys(keys, wilds, seven_pairs=True)
 
 
+def random_counts(rng: random.Random, pool: list[int], size: int) -> tuple[list[int], int]:
+    """Natural counts of ``size`` tiles from ``pool`` (0–3 of them 财神) and the 财神."""
+    rng.shuffle(pool)
+    wilds = rng.choice((0, 0, 1, 2, 3))
+    counts = [0] * 34
+    for t in pool[: size - wilds]:
+        counts[t] += 1
+    return counts, wilds
+
+
+def after_each_draw(counts: list[int], wilds: int, melds: int) -> tuple[list[int], list[int]]:
+    """The drawable kinds and ``shanten_counts`` after drawing each, one at a time."""
+    kinds = [k for k in range(34) if counts[k] < 4]
+    out = []
+    for k in kinds:
+        counts[k] += 1
+        out.append(shanten_counts(counts, wilds, melds))
+        counts[k] -= 1
+    return kinds, out
+
+
 @pytest.mark.parametrize("melds", [0, 1, 3])
 def test_shanten_draws_equals_shanten_counts_after_each_draw(melds: int) -> None:
     """The batched shanten after one draw (the bots' useful tiles) equals
@@ -106,19 +127,8 @@ def test_shanten_draws_equals_shanten_counts_after_each_draw(melds: int) -> None
     rng = random.Random(melds)
     checked = 0
     for _ in range(400):
-        pool = full_set()
-        rng.shuffle(pool)
-        size = 13 - 3 * melds
-        wilds = rng.choice((0, 0, 1, 2, 3))
-        counts = [0] * 34
-        for t in pool[: size - wilds]:
-            counts[t] += 1
-        kinds = [k for k in range(34) if counts[k] < 4]
-        expected = []
-        for k in kinds:
-            counts[k] += 1
-            expected.append(shanten_counts(counts, wilds, melds))
-            counts[k] -= 1
+        counts, wilds = random_counts(rng, full_set(), 13 - 3 * melds)
+        kinds, expected = after_each_draw(counts, wilds, melds)
         assert shanten_draws(counts, wilds, melds, kinds) == expected, (counts, wilds)
         checked += len(kinds)
     assert checked > 400 * 25
@@ -144,22 +154,12 @@ def test_shanten_swaps_equals_shanten_counts_after_each_discard_and_draw(melds: 
         if n % 2:  # crowded: one or two suits, sometimes the honours
             suits = rng.sample(range(4), rng.choice((1, 2)))
             pool = [t for t in pool if (t // 9 if t < 27 else 3) in suits]
-        rng.shuffle(pool)
-        size = 14 - 3 * melds
-        wilds = rng.choice((0, 0, 1, 2, 3))
-        counts = [0] * 34
-        for t in pool[: size - wilds]:
-            counts[t] += 1
+        counts, wilds = random_counts(rng, pool, 14 - 3 * melds)
         swaps = []
         expected = []
         for d in (k for k in range(34) if counts[k]):
             counts[d] -= 1
-            kinds = [k for k in range(34) if counts[k] < 4]
-            row = []
-            for k in kinds:
-                counts[k] += 1
-                row.append(shanten_counts(counts, wilds, melds))
-                counts[k] -= 1
+            kinds, row = after_each_draw(counts, wilds, melds)
             counts[d] += 1
             swaps.append((d, kinds))
             expected.append(row)
