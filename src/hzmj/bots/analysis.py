@@ -12,6 +12,7 @@ maps such a name back to the physical tile kind whose unseen copies are counted.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Final
 
@@ -26,6 +27,8 @@ from hzmj.tiles import NUM_KINDS, WHITE, Hand, Meld, MeldKind, Tile
 
 WILD: Final = -1
 """A drawn 财神, in lists of draws."""
+NEVER: Final = math.inf
+"""The plan length of a hand its draws cannot complete."""
 
 State = tuple[tuple[int, ...], int, int]
 """``(counts, wilds, melds)``: a concealed part and the number of declared sets."""
@@ -198,3 +201,21 @@ def win_multiplier(state: State, draw: int, must_baotou: bool = False) -> int:
     if melds == 0 and is_seven_pairs_win(full[0], full[1]):
         return 2 if holds else 4
     return 1
+
+
+def plan_length(state: State, draws: Sequence[Tile], caishen: Tile) -> float:
+    """How many of ``draws`` (physical tiles, in order) a 13-tile ``state`` needs before
+    its tiles hold a complete hand, every draw kept (the others thrown on the way);
+    :data:`NEVER` if all of them do not suffice."""
+    counts, wilds, melds = list(state[0]), state[1], state[2]
+    first = shanten(state) + 1  # no fewer draws can complete it
+    for j, t in enumerate(draws, 1):
+        k = natural(t, caishen)
+        if k == WILD:
+            wilds += 1
+        else:
+            counts[k] += 1
+        # growing hands are seen once: computed, not cached
+        if j >= first and shanten_counts(counts, wilds, melds) < 0:
+            return j
+    return NEVER

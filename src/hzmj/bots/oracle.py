@@ -27,7 +27,6 @@ room.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,8 +40,9 @@ from hzmj.tiles import Tile
 
 WIDTH = 3
 """Actions of the plan order played out in the real match (besides the strong bot's)."""
-NEVER = math.inf
+NEVER = an.NEVER
 """The plan of a hand the live wall cannot complete."""
+plan_length = an.plan_length
 
 
 def live_wall(match: Match) -> list[Tile]:
@@ -54,16 +54,6 @@ def own_draws(live: Sequence[Tile], offset: int, players: int) -> list[Tile]:
     """The tiles a seat draws if nobody claims: ``live[offset]``, then every
     ``players``-th tile."""
     return list(live[offset::players])
-
-
-def plan_length(state: an.State, draws: Sequence[Tile], caishen: Tile) -> float:
-    """How many of ``draws`` a 13-tile ``state`` needs before its tiles hold a complete
-    hand (the others thrown on the way); :data:`NEVER` if all of them do not suffice."""
-    for j, t in enumerate(draws, 1):
-        state = an.add(state, an.natural(t, caishen))
-        if an.shanten(state) < 0:
-            return j
-    return NEVER
 
 
 def discard_plans(state: an.State, tiles: Sequence[Tile], draws: Sequence[Tile],

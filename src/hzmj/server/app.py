@@ -485,11 +485,16 @@ def _pump(ws: WebSocket, conn: Connection) -> asyncio.Task[None]:
         try:
             while True:
                 item = await conn.outbox.get()
-                if isinstance(item, tuple):
-                    if ws.application_state == WebSocketState.CONNECTED:
-                        await ws.close(*item)
-                    return
-                await ws.send_text(item)
+                while True:  # a step's messages come together: send them in one wake-up
+                    if isinstance(item, tuple):
+                        if ws.application_state == WebSocketState.CONNECTED:
+                            await ws.close(*item)
+                        return
+                    await ws.send_text(item)
+                    try:
+                        item = conn.outbox.get_nowait()
+                    except asyncio.QueueEmpty:
+                        break
         except (WebSocketDisconnect, RuntimeError, OSError):
             conn.closed = True
 
