@@ -19,6 +19,7 @@ from hzmj.hints import hints
 from hzmj.record import events_digest, replay
 from hzmj.rules import Rules
 from hzmj.server.app import create_app
+from hzmj.server.bots import hint_bot
 from hzmj.server.config import ServerConfig
 from hzmj.tiles import NUM_KINDS, counts_of, tile, tile_name
 from scenario import deal, play
@@ -139,7 +140,9 @@ def test_hints_are_the_hand_analysis_of_the_seat_s_own_view(client: TestClient) 
              "left": max(0, 4 - own[w.tile] - visible[w.tile] - (w.tile == d))}
             for w in option.useful]
         assert entry["waits"] == []  # no discard is ready at this deal
-    assert action_from_json(got["suggestion"]) in legal  # the expert's, within hint_ms
+    # the strongest bot's choice (hzmj.bots.registry.STRONGEST, within hint_ms)
+    assert action_from_json(got["suggestion"]) == make_bot(hint_bot(300), 0).choose(
+        expected.view(0), legal)
     assert got["discards"][0]["tile"] == got["suggestion"]["tile"]  # the one marked best
     assert got["candidates"][0]["action"] == got["suggestion"]
 

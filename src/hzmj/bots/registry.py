@@ -28,8 +28,10 @@ _FACTORIES: Final[dict[str, Callable[[int], Bot]]] = {
     "oracle": OracleBot,
 }
 
-STRONGEST: Final = "expert"
-"""The strongest fair bot (hints use it within their time budget)."""
+STRONGEST: Final = "strong"
+"""The strongest fair bot as measured (hints use it within their time budget).  The
+expert's search does not beat it yet: ``expert@8,strong,efficiency,efficiency``, 1,600
+duplicate hands, expert − strong = −0.82 points a hand (p 0.004; docs/bots.md)."""
 
 SEES_ALL: Final = frozenset({"oracle"})
 """Bots that read hidden tiles: never at a table with a human (RULES §13)."""

@@ -26,7 +26,8 @@ DEGRADED_AFTER_RESTART = 30.0  # health stays degraded this long after a respawn
 WORKER_NICENESS = 15  # bot workers run well below the event loop's priority: a player's
 # answer never waits for a bot's thinking (at 500 tables nice 5 gave p99 168 ms, 15: 112 ms)
 
-REVIEW_BOT = f"{STRONGEST}@4"  # the replay page's AI review: deterministic, a few s a match
+REVIEW_BOT = "expert@4"  # the replay page's AI review: moves valued in points of the hand
+# by search (deterministic, a few s a match), the strong bot's choice first
 
 
 def hint_bot(budget_ms: int) -> str:
