@@ -162,7 +162,8 @@ def _state(hand: str, cs: int) -> Any:
 
 
 def test_plan_length_counts_own_draws_to_a_complete_hand() -> None:
-    from hzmj.bots.oracle import NEVER, discard_plans, plan_length
+    from hzmj.bots.analysis import plan_length
+    from hzmj.bots.oracle import NEVER, discard_plans
 
     cs = tile("9s")
     ready = _state("123m456m789m123p5p", cs)  # waits on 5p only

@@ -484,6 +484,12 @@ def _half(x: _Entry, y: _Entry) -> tuple[_Vec, _Vec]:
     return _combine(x.k0, x.k1, y)
 
 
+def _half_with(groups: Sequence[_Entry], g: int, e: _Entry) -> tuple[_Vec, _Vec]:
+    """Kept vectors of the half of the hand that holds group ``g``, with entry ``e`` in
+    the place of that group."""
+    return _half(e, groups[g + 1]) if g % 2 == 0 else _half(groups[g - 1], e)
+
+
 def _group_entry(t: tuple[int, ...], g: int, changes: Sequence[tuple[int, int]]) -> _Entry:
     """Entry of group ``g`` (0–2 suits, 3 honours) of counts ``t`` after adding each
     ``(kind, delta)`` of ``changes`` that lies in the group."""
@@ -523,7 +529,7 @@ def shanten_swaps(counts: Sequence[int], wilds: int, melds: int,
         gd = d // 9 if d < 27 else 3
         old_d = groups[gd]
         less = _group_entry(t, gd, ((d, -1),))
-        half_d = _half(less, groups[gd + 1]) if gd % 2 == 0 else _half(groups[gd - 1], less)
+        half_d = _half_with(groups, gd, less)
         row: list[int] = []
         for k in kinds:
             if not 0 <= k < NUM_KINDS or t[k] - (k == d) >= 4:
@@ -531,8 +537,7 @@ def shanten_swaps(counts: Sequence[int], wilds: int, melds: int,
             gk = k // 9 if k < 27 else 3
             if gk == gd:
                 new = _group_entry(t, gd, ((d, -1), (k, 1)))
-                moved = (_half(new, groups[gd + 1]) if gd % 2 == 0
-                         else _half(groups[gd - 1], new))
+                moved = _half_with(groups, gd, new)
                 a, b = (moved, halves[1]) if gd < 2 else (halves[0], moved)
                 pr = pairs - old_d.pairs + new.pairs
                 od = odd - old_d.odd + new.odd
@@ -540,8 +545,7 @@ def shanten_swaps(counts: Sequence[int], wilds: int, melds: int,
                 hit = plus.get(k)
                 if hit is None:
                     more = _group_entry(t, gk, ((k, 1),))
-                    hit = plus[k] = (more, _half(more, groups[gk + 1]) if gk % 2 == 0
-                                     else _half(groups[gk - 1], more))
+                    hit = plus[k] = (more, _half_with(groups, gk, more))
                 more = hit[0]
                 pr = pairs - old_d.pairs + less.pairs - groups[gk].pairs + more.pairs
                 od = odd - old_d.odd + less.odd - groups[gk].odd + more.odd

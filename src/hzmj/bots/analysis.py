@@ -135,10 +135,21 @@ def useful(state: State) -> tuple[int, ...]:
     hit = _useful.get(state)
     if hit is not None:
         return hit
-    base = shanten(state)
     counts, wilds, melds = state
-    kinds = [k for k in _near(counts, melds) if counts[k] < 4]
-    after = shanten_draws(counts, wilds, melds, kinds)
+    kinds = _draw_kinds(state)
+    return _keep_useful(state, kinds, shanten_draws(counts, wilds, melds, kinds))
+
+
+def _draw_kinds(state: State) -> list[int]:
+    """The natural draws :func:`useful` tries on a 13-tile state."""
+    counts, _, melds = state
+    return [k for k in _near(counts, melds) if counts[k] < 4]
+
+
+def _keep_useful(state: State, kinds: Sequence[int], after: Sequence[int]) -> tuple[int, ...]:
+    """Cache and return the useful draws of ``state``: the ``kinds`` whose shanten
+    ``after`` the draw is lower, then a drawn 财神 if it lowers it too."""
+    base = shanten(state)
     out = [k for k, n in zip(kinds, after, strict=True) if n < base]
     if shanten(add(state, WILD)) < base:
         out.append(WILD)
@@ -154,19 +165,12 @@ def useful_after(state: State, discards: Sequence[int]) -> list[tuple[int, ...]]
     kinds held, or :data:`WILD`; ``ValueError`` for a tile that is not there."""
     counts, wilds, melds = state
     afters = [remove(state, d) for d in discards]
-    todo: list[tuple[int, State, list[int]]] = []
-    for d, after in zip(discards, afters, strict=True):
-        if d != WILD and after not in _useful:
-            c = after[0]
-            todo.append((d, after, [k for k in _near(c, melds) if c[k] < 4]))
+    todo = [(d, after, _draw_kinds(after)) for d, after in zip(discards, afters, strict=True)
+            if d != WILD and after not in _useful]
     if todo:
         rows = shanten_swaps(counts, wilds, melds, [(d, kinds) for d, _, kinds in todo])
         for (_, after, kinds), row in zip(todo, rows, strict=True):
-            base = shanten(after)
-            out = [k for k, n in zip(kinds, row, strict=True) if n < base]
-            if shanten(add(after, WILD)) < base:
-                out.append(WILD)
-            _remember(_useful, after, tuple(out))  # type: ignore[arg-type]
+            _keep_useful(after, kinds, row)
     return [useful(after) for after in afters]
 
 

@@ -4,7 +4,7 @@ It reads the real match (every hand and the wall order) and **plans its own draw
 tiles it will draw are the live wall's every ``n``-th tile from its next turn on, as long
 as nobody claims.  The *plan* of an action is how many wall tiles (drawn by anyone) pass
 before the tiles it keeps plus the tiles it draws hold a complete hand (exact shanten −1,
-:func:`plan_length`); :func:`plan_rank` orders the legal actions by it:
+:func:`hzmj.bots.analysis.plan_length`); :func:`plan_rank` orders the legal actions by it:
 
 * a **discard**: the shortest plan (ties: lowest shanten, then the least connected tile);
 * a **claim** (chow, pong) against passing: the claim moves it in the turn order (it
@@ -42,7 +42,6 @@ WIDTH = 3
 """Actions of the plan order played out in the real match (besides the strong bot's)."""
 NEVER = an.NEVER
 """The plan of a hand the live wall cannot complete."""
-plan_length = an.plan_length
 
 
 def live_wall(match: Match) -> list[Tile]:
@@ -59,7 +58,7 @@ def own_draws(live: Sequence[Tile], offset: int, players: int) -> list[Tile]:
 def discard_plans(state: an.State, tiles: Sequence[Tile], draws: Sequence[Tile],
                   caishen: Tile) -> dict[Tile, float]:
     """Plan length after throwing each of ``tiles`` from a 14-tile ``state``."""
-    return {t: plan_length(an.remove(state, an.natural(t, caishen)), draws, caishen)
+    return {t: an.plan_length(an.remove(state, an.natural(t, caishen)), draws, caishen)
             for t in set(tiles)}
 
 
@@ -74,7 +73,7 @@ def plan_rank(match: Match, seat: int, legal: Sequence[Action]) -> list[tuple[Ac
     rows: list[tuple[float, int, int, Action]] = []
     if match.phase == "claim":
         offset = (seat - match.claim_from - 1) % n  # passing keeps these draws
-        passing = plan_length(state, own_draws(live, offset, n), cs)
+        passing = an.plan_length(state, own_draws(live, offset, n), cs)
         pass_when = offset + 1 + (passing - 1) * n
         for i, a in enumerate(legal):
             if isinstance(a, Win):
