@@ -134,9 +134,52 @@ async def player(port: int, http: httpx.AsyncClient, room: str, token: str, seed
     return state - window.states.get(room, 0)
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """CPU seconds (user + system) used so far by process ``pid`` and every live process
+    descended from it (the bot workers), from ``/proc``; ``None`` where there is no
+    ``/proc`` (not Linux)."""
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    try:
+        stats = {}
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    text = Path(f"/proc/{entry}/stat").read_text()
+                except OSError:
+                    continue  # gone meanwhile
+                fields = text[text.rindex(")") + 2:].split()
+                stats[int(entry)] = (int(fields[1]), int(fields[11]) + int(fields[12]))
+    except OSError:
+        return None
+    family, total = {pid}, 0
+    for child, (parent, _) in sorted(stats.items()):  # parents are older: lower pids
+        if parent in family:
+            family.add(child)
+    for member in family:
+        total += stats.get(member, (0, 0))[1]
+    return total / tick
+
+
+async def measure_cpu(window: Window, server: int | None, out: dict[str, Any]) -> None:
+    """The share of a core the load generator and the server (with its workers) used
+    inside the window: a load generator near a whole core measures itself, not the
+    server."""
+    while window.start == float("inf"):
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(max(0.0, window.start - time.monotonic()))
+    client0, server0 = time.process_time(), cpu_seconds(server) if server else None
+    await asyncio.sleep(max(0.0, window.stop - time.monotonic()))
+    span = window.stop - window.start
+    out["client_cores"] = round((time.process_time() - client0) / span, 2)
+    server1 = cpu_seconds(server) if server else None
+    if server0 is not None and server1 is not None:
+        out["server_cores"] = round((server1 - server0) / span, 2)
+
+
 async def run(tables: int, seconds: float, port: int, bot: str,
-              warmup: float) -> dict[str, Any]:
+              warmup: float, server: int | None = None) -> dict[str, Any]:
     latencies: list[float] = []
+    cpu: dict[str, Any] = {}
     window = Window()
     started = asyncio.Event()
     count = [0, tables]  # players that have had their first prompt, of all
@@ -146,6 +189,7 @@ async def run(tables: int, seconds: float, port: int, bot: str,
                                  limits=httpx.Limits(max_connections=200)) as http:
         rooms = [await make_table(http, seed, bot) for seed in range(tables)]
         begin = time.monotonic()
+        meter = asyncio.create_task(measure_cpu(window, server, cpu))
         players = asyncio.gather(*(player(port, http, room, token, i, window, started,
                                           count, latencies)
                                    for i, (room, token) in enumerate(rooms)))
@@ -157,6 +201,7 @@ async def run(tables: int, seconds: float, port: int, bot: str,
             window.start = time.monotonic() + warmup
             window.stop = window.start + seconds
         steps = await players
+        await meter
     latencies.sort()
 
     def pct(p: float) -> float:
@@ -174,6 +219,7 @@ async def run(tables: int, seconds: float, port: int, bot: str,
         "latency_ms_p50": pct(0.50),
         "latency_ms_p99": pct(0.99),
         "latency_ms_mean": round(1000 * statistics.fmean(latencies), 2) if latencies else None,
+        **cpu,
     }
 
 
@@ -204,7 +250,7 @@ def main() -> None:
                 proc = start_server(Path(tmp) / "bench.db", port, args.bot_delay)
                 try:
                     result = asyncio.run(run(tables, args.seconds, port, args.bot,
-                                             args.warmup))
+                                             args.warmup, proc.pid))
                 finally:
                     proc.terminate()
                     proc.wait(30)
