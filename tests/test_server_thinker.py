@@ -77,3 +77,26 @@ def test_a_failing_bot_fails_its_own_decision_only() -> None:
     *good, bad = asyncio.run(ask())
     assert [a for a, _ in good] == [expected for *_, expected in jobs]
     assert isinstance(bad, RuntimeError)
+
+
+def test_closing_cancels_waiting_decisions_instead_of_failing_them() -> None:
+    """A server stopping must not answer bots' pending decisions with errors (each
+    room would log a failure and play its default move): they are cancelled, and a
+    decision asked after the close is cancelled at once."""
+    jobs = decisions(6)
+
+    async def ask_then_close() -> list[str]:
+        thinker = Thinker(1)
+        await thinker.run(int)  # the worker is up
+        pending = [asyncio.ensure_future(thinker.choose(bot, view, legal))
+                   for bot, view, legal, _ in jobs]
+        await asyncio.sleep(0)  # the first batch is sent; the rest wait for the worker
+        thinker.close()
+        late = asyncio.ensure_future(thinker.choose(*jobs[0][:3]))
+        outcomes = await asyncio.gather(*pending, late, return_exceptions=True)
+        return [type(o).__name__ for o in outcomes]
+
+    outcomes = asyncio.run(ask_then_close())
+    assert "RuntimeError" not in outcomes, outcomes
+    assert outcomes[-1] == "CancelledError"
+    assert outcomes.count("CancelledError") >= len(jobs) - 1, outcomes

@@ -33,9 +33,10 @@ def test_slow_write_transactions_queue_instead_of_failing(tmp_path: Path) -> Non
                         "VALUES (:id, 'n', '{}', 1, 'open', 0)"), {"id": f"r{i}"})
                     await asyncio.sleep(0.2)  # the loop is busy elsewhere: the lock is held
 
-            # eight writers, each holding the lock 4× longer than SQLite would wait
+            await store.create_room("c", "n", "{}", 1)  # a room's actions follow it
+            # eight writers, each holding the lock 4× longer than SQLite would wait; the
+            # action writer (a thread of its own on a file) waits its turn at SQLite's lock
             await asyncio.gather(*(write(i) for i in range(8)),
-                                 store.create_room("c", "n", "{}", 1),
                                  store.append_action("c", 0, {"type": "discard"}))
             async with store.engine.connect() as conn:
                 rooms = (await conn.execute(text("SELECT count(*) FROM rooms"))).scalar_one()

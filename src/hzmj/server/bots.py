@@ -117,6 +117,7 @@ class Thinker:
         self._in_flight = 0  # batches sent and not yet answered
         self._flush_due = False
         self._senders: set[asyncio.Task[None]] = set()
+        self._closed = False
 
     def _spawn(self) -> ProcessPoolExecutor:
         pool = ProcessPoolExecutor(self.workers, multiprocessing.get_context("spawn"),
@@ -144,6 +145,8 @@ class Thinker:
                      legal: Sequence[Action]) -> tuple[Action, Bot]:
         """The bot's choice and the bot itself with its RNG advanced.  ``RuntimeError``
         if the bot failed (or the workers keep dying)."""
+        if self._closed:
+            raise asyncio.CancelledError  # the server is stopping: no bot moves any more
         if self._pool is None:
             return await asyncio.to_thread(_choose, bot, view, list(legal))
         answer: asyncio.Future[tuple[Action, Bot]] = asyncio.get_running_loop().create_future()
@@ -154,7 +157,8 @@ class Thinker:
     def _kick(self) -> None:
         """Send waiting decisions once this turn of the event loop is over (decisions
         made in the same turn share a message) if a worker is free."""
-        if self._waiting and self._in_flight < self.workers and not self._flush_due:
+        if (self._waiting and self._in_flight < self.workers and not self._flush_due
+                and not self._closed):
             self._flush_due = True
             asyncio.get_running_loop().call_soon(self._flush)
 
@@ -235,6 +239,12 @@ class Thinker:
         return found
 
     def close(self) -> None:
+        """Stop: decisions still waiting are cancelled (never answered with a default
+        move), and the workers end."""
+        self._closed = True
+        for _, answer in self._waiting:
+            answer.cancel()
+        self._waiting.clear()
         if self._watch is not None:
             self._watch.cancel()
         for task in list(self._senders):

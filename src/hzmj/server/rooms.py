@@ -210,10 +210,7 @@ class Room:
     async def stop_actor(self, grace: float = 5.0) -> None:
         """Stop the actor between two jobs or actions (after ``grace`` seconds: wherever it
         is), and the bots thinking for it; commands still queued fail with 503."""
-        for thought in self.thinking.values():
-            thought.cancel()
-        await asyncio.gather(*self.thinking.values(), return_exceptions=True)
-        self.thinking.clear()
+        await self._stop_thinking()
         task = self._task
         if task is None:
             return
@@ -225,10 +222,18 @@ class Room:
             if not finished:
                 task.cancel()
             await asyncio.gather(task, return_exceptions=True)
+        await self._stop_thinking()  # bots the actor started while it finished its job
         while not self._inbox.empty():
             _, done = self._inbox.get_nowait()
             if done is not None and not done.done():
                 done.set_exception(RoomError(503, MOVING))
+
+    async def _stop_thinking(self) -> None:
+        thoughts = list(self.thinking.values())
+        for thought in thoughts:
+            thought.cancel()
+        await asyncio.gather(*thoughts, return_exceptions=True)
+        self.thinking.clear()
 
     def close_connections(self, code: int, reason: str) -> None:
         for _, conns in self.all_connections():
@@ -254,12 +259,14 @@ class Room:
                 self.pause_until = time.monotonic() + 1.0
             if self.room_due is not None and time.monotonic() >= self.room_due:
                 self._broadcast_room()
-            wait = self._next_wake()
-            try:
-                async with asyncio.timeout(wait):
-                    job, done = await self._inbox.get()
-            except TimeoutError:
-                continue
+            if self._inbox.empty():
+                try:
+                    async with asyncio.timeout(self._next_wake()):
+                        job, done = await self._inbox.get()
+                except TimeoutError:
+                    continue
+            else:  # a busy room: no timer to arm and cancel
+                job, done = self._inbox.get_nowait()
             try:
                 result = await job()
             except asyncio.CancelledError:
