@@ -5,11 +5,14 @@ locked" when the loop is slow."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import event, text
 
+from hzmj.server import storage
 from hzmj.server.config import database_url
 from hzmj.server.storage import open_store, writing
 
@@ -46,3 +49,33 @@ def test_slow_write_transactions_queue_instead_of_failing(tmp_path: Path) -> Non
             await store.close()
 
     assert asyncio.run(run()) == [9, 1]
+
+
+def test_sqlite_action_log_is_checkpointed_into_the_file(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """On an SQLite file the action writer commits on the event loop with automatic
+    checkpoints off; the checkpoint thread must copy the write-ahead log back into the
+    database file, or the log would grow for as long as the server runs (issue 11)."""
+    monkeypatch.setattr(storage, "CHECKPOINT_SECONDS", 0.05)
+    db = tmp_path / "c.db"
+
+    async def run() -> tuple[int, int]:
+        store = await open_store(database_url(str(db)))
+        try:
+            await store.create_room("c", "n", "{}", 1)
+            before = db.stat().st_size
+            await asyncio.gather(*(store.append_action("c", i, {"type": "discard",
+                                                                 "pad": "x" * 200})
+                                   for i in range(2000)))
+            for _ in range(100):  # a checkpoint every 0.05 s: give it a few
+                await asyncio.sleep(0.05)
+                if db.stat().st_size > before + 2000 * 200:
+                    break
+            return before, db.stat().st_size
+        finally:
+            await store.close()
+
+    before, after = asyncio.run(run())
+    assert after > before + 2000 * 200, (before, after)
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT count(*), max(idx) FROM actions").fetchone() == (2000, 1999)

@@ -3,7 +3,9 @@
 The schema is created and upgraded by the Alembic migrations in ``migrations/``, applied
 at start-up (:func:`open_store`).  Actions are appended through one group-commit writer
 so that a hundred busy tables cost one transaction per batch, not one per action; a room
-awaits its write before the action is applied and its events are sent.
+awaits its write before the action is applied and its events are sent.  On an SQLite file
+that writer commits on the event loop itself and a thread checkpoints the write-ahead log
+(:meth:`Store._write_actions` says why).
 
 Fencing (many nodes, ``docs/scaling.md``): a node that takes a room bumps its ``epoch``
 (:meth:`Store.take_room`) and from then on every write it makes for the room checks, in
