@@ -403,15 +403,17 @@ class Room:
         self._refresh_demands(now)
         for seat, demand in self.demands.items():
             if self._controlled_by_bot(seat, now):
-                if demand.bot_due <= now and seat not in self.thinking:
-                    self._think(seat)
+                if seat not in self.thinking:
+                    self._think(seat, demand.bot_due)
             elif demand.deadline <= now:
                 await self._expire(seat)
                 return
 
-    def _think(self, seat: int) -> None:
-        """Let the seat's bot choose in a task of its own; its answer comes back as a
-        job, applied if the seat still faces the same decision (same public step)."""
+    def _think(self, seat: int, due: float) -> None:
+        """Let the seat's bot choose in a task of its own, starting now; its answer comes
+        back as a job at ``due`` (the bots' pause) or once it is ready if later, applied
+        if the seat still faces the same decision (same public step).  Thinking during
+        the pause, not after it, keeps the bots' pace when the workers are busy."""
         m = self.match
         assert m is not None
         step, view, legal = m.step, m.view(seat), m.legal_actions(seat)
@@ -424,6 +426,9 @@ class Room:
             except Exception:
                 log.exception("room %s: bot of seat %d failed; default action", self.id, seat)
                 action, advanced = legal[-1], bot
+            pause = due - time.monotonic()
+            if pause > 0:
+                await asyncio.sleep(pause)
             self.post(lambda: self._bot_answer(seat, step, action, advanced))
 
         self.thinking[seat] = asyncio.create_task(think(), name=f"bot-{self.id}-{seat}")
