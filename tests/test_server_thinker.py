@@ -5,15 +5,21 @@ failure is its room's alone (issue 11, item 10: the loop's cost per bot decision
 from __future__ import annotations
 
 import asyncio
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 
 from hzmj.bots.registry import make_bot
 from hzmj.game import Match
 from hzmj.rules import Rules
 from hzmj.server import bots as server_bots
+from hzmj.server.app import create_app
 from hzmj.server.bots import Thinker
+from hzmj.server.config import ServerConfig
+from hzmj.server.rooms import Room
 
 
 def decisions(count: int) -> list[tuple[Any, dict[str, Any], list[Any], Any]]:
@@ -100,3 +106,47 @@ def test_closing_cancels_waiting_decisions_instead_of_failing_them() -> None:
     assert "RuntimeError" not in outcomes, outcomes
     assert outcomes[-1] == "CancelledError"
     assert outcomes.count("CancelledError") >= len(jobs) - 1, outcomes
+
+
+def test_bots_think_during_their_pause_and_act_once_it_is_over(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bot seat starts thinking as soon as its decision comes, and its move is applied
+    when the bots' pause is over: when the workers are busy, their queueing hides under
+    the pause instead of adding to it (issue 11: per-table throughput at 500 tables)."""
+    started: list[tuple[str, float, float]] = []  # (phase, due, when thinking began)
+    applied: list[tuple[float, float]] = []  # (due, when the answer was applied)
+    dues: dict[int, float] = {}
+    real_think, real_answer = Room._think, Room._bot_answer
+
+    def think(self: Room, seat: int, due: float) -> None:
+        dues[seat] = due
+        assert self.match is not None
+        started.append((self.match.phase, due, time.monotonic()))
+        real_think(self, seat, due)
+
+    async def answer(self: Room, seat: int, step: int, action: Any, bot: Any) -> None:
+        applied.append((dues[seat], time.monotonic()))
+        await real_answer(self, seat, step, action, bot)
+
+    monkeypatch.setattr(Room, "_think", think)
+    monkeypatch.setattr(Room, "_bot_answer", answer)
+    cfg = ServerConfig(db=str(tmp_path / "pace.db"), bot_delay=0.4, hand_pause=0,
+                       bot_workers=0, claim_pause_scale=0, allow_fixed_seed=True)
+    with TestClient(create_app(cfg)) as client:
+        room = client.post("/api/rooms", json={"seed": 3}).json()["room_id"]
+        token = client.post(f"/api/rooms/{room}/seats", json={"name": "p"}).json()["token"]
+        auth = {"authorization": f"Bearer {token}"}
+        for seat in (1, 2, 3):
+            assert client.post(f"/api/rooms/{room}/bots", json={"seat": seat,
+                                                                "bot": "efficiency"},
+                               headers=auth).status_code == 200
+        assert client.post(f"/api/rooms/{room}/start", headers=auth).status_code == 200
+        assert client.post(f"/api/rooms/{room}/leave", headers=auth).status_code == 200
+        for _ in range(200):  # every seat is a bot's now; a turn takes the 0.4 s pause
+            if len(applied) >= 4:
+                break
+            time.sleep(0.05)
+    turns = [(due, at) for phase, due, at in started if phase == "turn"]  # paused ones
+    assert len(turns) >= 3, started
+    assert all(at < due for due, at in turns)  # thinking began inside the pause
+    assert all(at >= due for due, at in applied)  # and the move waited for its end
