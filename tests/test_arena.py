@@ -7,6 +7,7 @@ import math
 import pytest
 
 from hzmj.arena import (
+    Game,
     arena,
     betainc,
     mean_ci,
@@ -41,10 +42,21 @@ def test_mean_ci_and_p_values_on_known_inputs() -> None:
 
 def test_duplicate_plan_rotates_every_bot_over_every_seat() -> None:
     games = plan(["strong", "efficiency", "random"], Rules(players=3), 16, 9, True)
-    assert len(games) == 2 * 3  # 16 hands = 2 matches of 8, each in 3 rotations
+    # 16 hands = 2 matches of 8, each in 3 rotations of the order and 3 of its reverse
+    assert len(games) == 2 * 6
     first = [g for g in games if g.deal == 0]
     assert len({g.seed for g in first}) == 1  # the same walls (RULES §4.3)
     assert {g.seats.index("strong") for g in first} == {0, 1, 2}
+    # two different bots among others: the reversed order too, so that neither is
+    # always the other's 上家 (chows, 承包)
+    mixed = plan(["expert@2", "strong", "efficiency", "efficiency"], Rules(), 8, 9, True)
+    assert len(mixed) == 8 and len({g.seats for g in mixed}) == 8
+    def right_of(g: Game, a: str, b: str) -> bool:  # b sits right after a (a is b's 上家)
+        return g.seats[(g.seats.index(a) + 1) % 4] == b
+    assert sum(right_of(g, "expert@2", "strong") for g in mixed) == 4
+    assert sum(right_of(g, "strong", "expert@2") for g in mixed) == 4
+    assert sorted(g.seats.index("strong") for g in mixed
+                  if right_of(g, "strong", "expert@2")) == [0, 1, 2, 3]
     single = plan(["strong", "efficiency", "random"], Rules(players=3), 16, 9, False)
     assert len(single) == 2
     with pytest.raises(ValueError, match="3 seats"):

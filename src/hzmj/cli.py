@@ -755,7 +755,8 @@ def arena_command(
                                        "matches of rules.hands are played).")] = 64,
     seed: Annotated[int, typer.Option("--seed", help="Arena seed.")] = 0,
     duplicate: Annotated[bool, typer.Option("--duplicate", help="Replay every deal with "
-                                            "the bots rotated over the seats.")] = False,
+                                            "the bots rotated over the seats, in their "
+                                            "order and reversed.")] = False,
     workers: Annotated[int, typer.Option("--workers", min=1, help="Processes.")] = 2,
     rate: Annotated[bool, typer.Option("--rate", help="Update the bots' ratings in the "
                                        "server's database from these matches.")] = False,
