@@ -4,6 +4,7 @@ hints and sockets are limited (issue 11, items 4–8 and 10)."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
+from hzmj.server import storage
 from hzmj.server.app import create_app
 from hzmj.server.config import ServerConfig
 
@@ -263,3 +265,48 @@ def test_spectators_joining_send_no_room_message_to_everyone(make: Make) -> None
             if msg["type"] == "room":
                 rooms.append(msg["room"])
         assert len(rooms) <= 2, [r["spectators"] for r in rooms]  # 40 changes, ≤ 2 messages
+
+
+# ------------------------------------------------------------------ a database that refuses
+
+
+def test_an_action_the_database_cannot_take_is_an_error_and_the_seat_stays_the_players(
+        make: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another process holding SQLite's write lock (a shell, a backup tool): the player's
+    action is answered with an ``error`` (code ``storage``) and a new prompt, nothing is
+    applied, the clock's default move is not counted as an expiry (no 托管), and the same
+    action goes through once the lock is released.  The event loop never waits on the
+    lock: the writer tries again asynchronously (found by an attack on issue 11: the
+    action was dropped without a word and the seat went to 托管)."""
+    monkeypatch.setattr(storage, "BUSY_SECONDS", 0.3)
+    c = make()
+    room, auth = seated(c)
+    token = auth["Authorization"].split()[1]
+    assert c.post(f"/api/rooms/{room}/start", headers=auth).status_code == 200
+    with c.websocket_connect(f"/ws/rooms/{room}", subprotocols=["hzmj", f"token.{token}"]) as ws:
+        def until(kind: str) -> dict[str, Any]:
+            while True:
+                msg = ws.receive_json()
+                if msg["type"] == kind:
+                    return msg
+
+        prompt = until("prompt")
+        action = {"type": "action", "state_id": prompt["state_id"],
+                  "action": prompt["actions"][0]}
+        blocker = sqlite3.connect(tmp_path / "limits.db", isolation_level=None, timeout=0)
+        blocker.execute("BEGIN IMMEDIATE")  # SQLite's write lock, held elsewhere
+        try:
+            ws.send_text(json.dumps(action))
+            error = until("error")
+            assert error["code"] == "storage" and "nothing changed" in error["reason"]
+            again = until("prompt")
+            assert again["state_id"] == prompt["state_id"]  # nothing was applied
+            ws.send_text(json.dumps({"type": "snapshot"}))
+            assert until("snapshot")["state_id"] == prompt["state_id"]
+        finally:
+            blocker.execute("ROLLBACK")
+            blocker.close()
+        ws.send_text(json.dumps(action))
+        assert until("ack")["state_id"] > prompt["state_id"]
+    seats = c.get(f"/api/rooms/{room}").json()["seats"]
+    assert seats[0]["auto"] is False

@@ -26,6 +26,7 @@ from fastapi.responses import (
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from hzmj import rulebook
@@ -155,6 +156,16 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @app.exception_handler(StaleOwnerError)
     async def stale_owner(_: Request, exc: StaleOwnerError) -> JSONResponse:
         return JSONResponse({"detail": MOVING}, status_code=503, headers={"retry-after": "1"})
+
+    @app.exception_handler(SQLAlchemyError)
+    async def database_error(request: Request, exc: SQLAlchemyError) -> JSONResponse:
+        # a database that is busy (another process holds SQLite's lock) or gone: nothing
+        # was done; the client may try again (the details stay in the server's log)
+        log.warning("%s %s: database error: %s", request.method, request.url.path,
+                    getattr(exc, "orig", exc))
+        return JSONResponse({"detail": "the server's database cannot take this request "
+                             "now; nothing changed: try again", "code": "storage"},
+                            status_code=503, headers={"retry-after": "1"})
 
     @app.exception_handler(UnknownBotError)
     async def bot_error(_: Request, exc: UnknownBotError) -> JSONResponse:

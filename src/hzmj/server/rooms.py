@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
+from sqlalchemy.exc import SQLAlchemyError
 
 from hzmj.bots.base import Bot
 from hzmj.events import Action, Escape, Event, IllegalActionError, action_from_json
@@ -65,6 +66,7 @@ log = logging.getLogger("hzmj.server")
 T = TypeVar("T")
 
 SEND_QUEUE_LIMIT = 5000  # messages waiting for a slow client before it is dropped
+STORAGE_RETRY_SECONDS = 1.0  # after a write the database refused, bots and clocks wait
 MOVING = "the room is stopping here (server restart or move); try again"
 
 
@@ -197,6 +199,7 @@ class Room:
         self.active_at = time.monotonic()  # the last join, seat change or connection
         self.over_at: float | None = None  # when the match's end was published
         self.shown_hand = 0  # the hand_no of the last published hand_start
+        self.storage_retry_at = 0.0  # bots and clocks wait until then (a failed write)
         self._inbox: asyncio.Queue[tuple[Callable[[], Awaitable[Any]],
                                          asyncio.Future[Any] | None]] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
@@ -368,8 +371,8 @@ class Room:
                 s.away_since + self.config.away_grace for s in self.seats
                 if s.away_since is not None and s.away_since + self.config.away_grace > now]
             return max(0.0, min(times) - now)
-        if now < self.pause_until:
-            times.append(self.pause_until)
+        if now < max(self.pause_until, self.storage_retry_at):
+            times.append(max(self.pause_until, self.storage_retry_at))
         elif self.demands_state != m.state_id:
             return 0.0
         else:
@@ -398,7 +401,7 @@ class Room:
             if now >= self.gate.deadline or self._all_ready(now):
                 self._lift_gate(now)
             return
-        if now < self.pause_until:
+        if now < self.pause_until or now < self.storage_retry_at:
             return
         self._refresh_demands(now)
         for seat, demand in self.demands.items():
@@ -440,23 +443,33 @@ class Room:
             return  # overtaken: the decision it answers is gone
         if not self._controlled_by_bot(seat, time.monotonic()):
             return  # the player took the seat back meanwhile
-        self.bots[seat] = bot
         legal = m.legal_actions(seat)
-        await self._apply(action if action in legal else legal[-1])
+        try:
+            await self._apply(action if action in legal else legal[-1])
+        except Refused as exc:
+            if exc.code == "storage":
+                return  # the bot asks again (same RNG) once the pause is over
+            raise
+        self.bots[seat] = bot
 
     async def _expire(self, seat: int) -> None:
         m = self.match
         assert m is not None
         action = m.default_action(seat)
         assert action is not None
+        try:
+            await self._apply(action)
+        except Refused as exc:
+            if exc.code == "storage":
+                return  # not applied, so not an expiry: tried again after the pause
+            raise
         s = self.seats[seat]
-        s.expiries += 1
+        s.expiries += 1  # counted once the default move is really made
         log.info("room %s: seat %d's %s clock expired (%d in a row); default %s",
                  self.id, seat, m.phase, s.expiries, action.type)
         if s.expiries >= self.config.expiries_to_auto and not s.auto:
             s.auto = True  # 托管 until the player acts again or turns it off
             self._broadcast_room()
-        await self._apply(action)
 
     # ------------------------------------------------------------------ the gate between hands
 
@@ -522,11 +535,21 @@ class Room:
             raise Refused("not_legal", f"{action.type} is not one of your legal actions now")
 
     async def _apply(self, action: Action) -> None:
-        """Persist, apply and publish one legal action."""
+        """Persist, apply and publish one legal action.  ``Refused("storage")`` when the
+        database cannot take it now: nothing is applied, and bots and clocks of this
+        room wait ``STORAGE_RETRY_SECONDS`` before they try again."""
         m = self.match
         assert m is not None
         self._check_legal(action)
-        await self.store.append_action(self.id, len(m.actions), action.to_json())
+        try:
+            await self.store.append_action(self.id, len(m.actions), action.to_json())
+        except SQLAlchemyError as exc:
+            self.storage_retry_at = time.monotonic() + STORAGE_RETRY_SECONDS
+            log.warning("room %s: action %d (%s of seat %d) not stored, not applied: %s",
+                        self.id, len(m.actions), action.type, action.seat,
+                        getattr(exc, "orig", exc))
+            raise Refused("storage", "the server could not store your action just now "
+                          "(its database is busy); nothing changed: try again") from None
         m.apply(action)
         if m.over:
             await self.store.finish(self.id, self.record())
@@ -809,7 +832,10 @@ class Room:
         if s.left:
             raise RoomError(409, "you have already left", "left")
         self._not_held()
-        await self._apply(Escape(seat))
+        try:
+            await self._apply(Escape(seat))
+        except Refused as exc:
+            raise RoomError(503 if exc.code == "storage" else 409, str(exc), exc.code) from None
         s.left = True
         await self.store.save_seat(self.id, s.stored())
         self._broadcast_room()

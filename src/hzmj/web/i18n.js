@@ -204,6 +204,7 @@ const STRINGS = {
   err_settling: ["正在结算这张打出的牌，请稍候", "A discard is being settled; try again in a moment"],
   err_rate_limited: ["操作太频繁，请稍后再试", "Too many requests; try again later"],
   err_full_server: ["服务器已满，请稍后再试", "The server is full; try again later"],
+  err_storage: ["服务器暂时无法保存，未作任何改动，请再试一次", "The server could not save that just now; nothing changed, try again"],
   your_turn_help: ["轮到你出牌：点选一张再点一次（或双击）打出；键盘 ←→ 选牌，Enter 打出",
     "Your turn: tap a tile twice (or double-click) to discard; keyboard ←→ then Enter"],
 };
