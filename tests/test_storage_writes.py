@@ -55,11 +55,13 @@ def test_sqlite_action_log_is_checkpointed_into_the_file(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """On an SQLite file the action writer commits on the event loop with automatic
     checkpoints off; the checkpoint thread must copy the write-ahead log back into the
-    database file, or the log would grow for as long as the server runs (issue 11)."""
+    database file, and empty the log once it is past ``WAL_RESET_BYTES``, or the log
+    would grow for as long as the server runs (issue 11)."""
     monkeypatch.setattr(storage, "CHECKPOINT_SECONDS", 0.05)
-    db = tmp_path / "c.db"
+    monkeypatch.setattr(storage, "WAL_RESET_BYTES", 64 * 1024)
+    db, wal = tmp_path / "c.db", tmp_path / "c.db-wal"
 
-    async def run() -> tuple[int, int]:
+    async def run() -> tuple[int, int, int, int]:
         store = await open_store(database_url(str(db)))
         try:
             await store.create_room("c", "n", "{}", 1)
@@ -67,15 +69,18 @@ def test_sqlite_action_log_is_checkpointed_into_the_file(tmp_path: Path,
             await asyncio.gather(*(store.append_action("c", i, {"type": "discard",
                                                                  "pad": "x" * 200})
                                    for i in range(2000)))
+            grown = wal.stat().st_size
             for _ in range(100):  # a checkpoint every 0.05 s: give it a few
                 await asyncio.sleep(0.05)
-                if db.stat().st_size > before + 2000 * 200:
+                if db.stat().st_size > before + 2000 * 200 and wal.stat().st_size == 0:
                     break
-            return before, db.stat().st_size
+            return before, db.stat().st_size, grown, wal.stat().st_size
         finally:
             await store.close()
 
-    before, after = asyncio.run(run())
+    before, after, grown, emptied = asyncio.run(run())
     assert after > before + 2000 * 200, (before, after)
+    # the log had grown past its limit, and the checkpoint under the write lock emptied it
+    assert grown > 64 * 1024 and emptied == 0, (grown, emptied)
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT count(*), max(idx) FROM actions").fetchone() == (2000, 1999)
