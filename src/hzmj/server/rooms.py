@@ -444,25 +444,16 @@ class Room:
         if not self._controlled_by_bot(seat, time.monotonic()):
             return  # the player took the seat back meanwhile
         legal = m.legal_actions(seat)
-        try:
-            await self._apply(action if action in legal else legal[-1])
-        except Refused as exc:
-            if exc.code == "storage":
-                return  # the bot asks again (same RNG) once the pause is over
-            raise
-        self.bots[seat] = bot
+        if await self._apply_unless_unstored(action if action in legal else legal[-1]):
+            self.bots[seat] = bot  # else the bot asks again (same RNG) after the pause
 
     async def _expire(self, seat: int) -> None:
         m = self.match
         assert m is not None
         action = m.default_action(seat)
         assert action is not None
-        try:
-            await self._apply(action)
-        except Refused as exc:
-            if exc.code == "storage":
-                return  # not applied, so not an expiry: tried again after the pause
-            raise
+        if not await self._apply_unless_unstored(action):
+            return  # not applied, so not an expiry: tried again after the pause
         s = self.seats[seat]
         s.expiries += 1  # counted once the default move is really made
         log.info("room %s: seat %d's %s clock expired (%d in a row); default %s",
@@ -554,6 +545,17 @@ class Room:
         if m.over:
             await self.store.finish(self.id, self.record())
         self._publish()
+
+    async def _apply_unless_unstored(self, action: Action) -> bool:
+        """:meth:`_apply` for the room's own moves (bots, clocks): False when the
+        database could not take it (nothing applied; tried again after the pause)."""
+        try:
+            await self._apply(action)
+        except Refused as exc:
+            if exc.code == "storage":
+                return False
+            raise
+        return True
 
     def record(self) -> dict[str, Any]:
         """The match's record with its fairness commitment, seed and salt."""
