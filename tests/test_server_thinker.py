@@ -108,6 +108,70 @@ def test_closing_cancels_waiting_decisions_instead_of_failing_them() -> None:
     assert outcomes.count("CancelledError") >= len(jobs) - 1, outcomes
 
 
+def test_a_decision_queued_in_a_replaced_pool_is_asked_again_in_the_new_one() -> None:
+    """A worker's death replaces the pool, and the old pool's shutdown cancels the jobs
+    still queued in it.  Those decisions were never made: they must be made in the new
+    pool, not dropped (a room whose bot's answer is dropped waits for it for ever: found
+    when a pool could not start its workers, the table stalled at its first move)."""
+    jobs = decisions(3)
+
+    async def ask_then_replace() -> list[Any]:
+        thinker = Thinker(1)
+        try:
+            await thinker.run(int)  # the worker is up
+            old = thinker._pool
+            busy = [asyncio.ensure_future(thinker.run(time.sleep, 0.5)) for _ in range(3)]
+            await asyncio.sleep(0.1)  # one sleeps in the worker, two wait in its call queue
+            asked = [asyncio.ensure_future(thinker.choose(bot, view, legal))
+                     for bot, view, legal, _ in jobs]
+            await asyncio.sleep(0.1)  # the decisions are queued behind the sleeps
+            assert old is not None
+            thinker._respawn(old)  # as the heartbeat does when it meets a dead worker
+            assert thinker._pool is not old
+            await asyncio.gather(*busy, return_exceptions=True)
+            return await asyncio.wait_for(asyncio.gather(*asked), 30)
+        finally:
+            thinker.close()
+
+    answers = asyncio.run(ask_then_replace())
+    assert [a for a, _ in answers] == [expected for *_, expected in jobs]
+
+
+def test_a_bot_answer_dropped_under_the_room_is_asked_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """If a bot's decision is cancelled under the room (not the room itself stopping),
+    the room asks again instead of waiting for that answer for ever."""
+    calls: list[int] = []
+    real_choose = Thinker.choose
+
+    async def choose(self: Thinker, bot: Any, view: Any, legal: Any) -> Any:
+        calls.append(len(calls))
+        if len(calls) == 1:
+            dropped: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+            dropped.cancel()
+            return await dropped  # as a worker pool's shutdown cancels a queued job
+        return await real_choose(self, bot, view, legal)
+
+    monkeypatch.setattr(Thinker, "choose", choose)
+    cfg = ServerConfig(db=str(tmp_path / "drop.db"), bot_delay=0, hand_pause=0,
+                       bot_workers=0, claim_pause_scale=0, allow_fixed_seed=True)
+    with TestClient(create_app(cfg)) as client:
+        room = client.post("/api/rooms", json={"seed": 3}).json()["room_id"]
+        token = client.post(f"/api/rooms/{room}/seats", json={"name": "p"}).json()["token"]
+        auth = {"authorization": f"Bearer {token}"}
+        for seat in (1, 2, 3):
+            client.post(f"/api/rooms/{room}/bots", json={"seat": seat, "bot": "efficiency"},
+                        headers=auth)
+        assert client.post(f"/api/rooms/{room}/start", headers=auth).status_code == 200
+        state = 0
+        for _ in range(100):  # seat 1 deals (seed 3): its first answer is dropped
+            state = client.get(f"/api/rooms/{room}").json()["state_id"]
+            if state > 0:
+                break
+            time.sleep(0.05)
+    assert len(calls) >= 2 and state > 0, (calls, state)
+
+
 def test_bots_think_during_their_pause_and_act_once_it_is_over(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A bot seat starts thinking as soon as its decision comes, and its move is applied

@@ -220,8 +220,34 @@ def discard_drawn(page: Any, *, keyboard: bool = False) -> bool:
     return True
 
 
+def diagnosis(page: Any, app: Any = None, room_id: str | None = None) -> str:
+    """What the page shows and (for a server in this process) where the room stands:
+    for a failure message, so that a stall on a CI machine can be told from a game that
+    went another way.  A screenshot goes to tests/artifacts/failure.png."""
+    try:
+        shot(page, "failure.png")
+        shown = page.evaluate("() => [document.querySelector('.own-area')?.innerText,"
+                              " document.querySelector('dialog[open]')?.innerText]")
+    except sync_api.Error as exc:
+        shown = f"page unreadable: {exc}"
+    parts = [f"page: {shown!r}"]
+    room = getattr(getattr(app, "state", None), "lobby", None)
+    room = room.rooms.get(room_id) if room is not None and room_id else None
+    if room is not None and room.match is not None:
+        m, now = room.match, time.monotonic()
+        parts.append(
+            f"room: hand {m.hand_no} step {m.step} phase {m.phase} to_move {m.to_move()} "
+            f"thinking {sorted(room.thinking)} demands {sorted(room.demands)} "
+            f"hold {room.hold_step} ({room.hold_until - now:+.1f}s) "
+            f"pause {room.pause_until - now:+.1f}s storage {room.storage_retry_at - now:+.1f}s "
+            f"gate {room.gate is not None} "
+            f"sockets {[len(s.connections) for s in room.seats]} "
+            f"actions {[str(a) for a in m.actions]}")
+    return "; ".join(parts)
+
+
 def play_until(page: Any, done: str, seconds: float, *, take: str | None = None,
-               keyboard: bool = True) -> None:
+               keyboard: bool = True, app: Any = None, room_id: str | None = None) -> None:
     """Play seat 0 by its default moves (taking a win, and `take` claims) until the
     selector `done` is visible; the first discard goes by keyboard when ``keyboard``.
     A scripted game path (a seed chosen for what it offers) should not use the
@@ -234,6 +260,8 @@ def play_until(page: Any, done: str, seconds: float, *, take: str | None = None,
         try:
             if take and page.locator(f".claim-{take}").count():
                 page.locator(f".claim-{take}").first.click(timeout=2000)
+            elif page.locator(".claim-win, .claim-pass").count() and page.locator(done).count():
+                return  # the claim bar came after the first look: never pass what we wait for
             elif page.locator(".claim-win").count():
                 page.locator(".claim-win").first.click(timeout=2000)
             elif page.locator(".claim-pass").count():
@@ -244,7 +272,8 @@ def play_until(page: Any, done: str, seconds: float, *, take: str | None = None,
                 page.wait_for_timeout(60)
         except sync_api.Error:
             pass  # the table re-rendered under the click; look again
-    raise AssertionError(f"{done} did not appear within {seconds}s")
+    raise AssertionError(f"{done} did not appear within {seconds}s; "
+                         f"{diagnosis(page, app, room_id)}")
 
 
 def hand_tiles(page: Any) -> list[str]:
@@ -258,7 +287,7 @@ def hand_tiles(page: Any) -> list[str]:
 def test_lobby_bots_and_a_whole_hand_to_the_settlement(server: _Server, page_at: Any) -> None:
     seed = find_seed("win", 45, stop_at_pong=False)
     page = page_at(1280)
-    create_room_with_bots(page, server.base, seed, waiting_shot="waiting.png")
+    room_id = create_room_with_bots(page, server.base, seed, waiting_shot="waiting.png")
     sync_api.expect(page.locator(".live-count")).not_to_be_empty()
     sync_api.expect(page.locator(".caishen-box .tile.caishen")).to_have_count(1)
     sync_api.expect(page.locator(".badge-dealer")).to_have_count(1)
@@ -275,7 +304,7 @@ def test_lobby_bots_and_a_whole_hand_to_the_settlement(server: _Server, page_at:
     assert page.locator(".claim-bar.empty").count() == 0
     page.wait_for_timeout(300)
     shot(page, "table.png")
-    play_until(page, "dialog.modal .settlement", 90)
+    play_until(page, "dialog.modal .settlement", 90, app=server.app, room_id=room_id)
     dialog = page.locator("dialog.modal")
     sync_api.expect(dialog.locator(".patterns")).to_be_visible()
     sync_api.expect(dialog.locator(".dfactor")).to_contain_text("×")
@@ -298,9 +327,10 @@ def test_pong_through_the_claim_bar_then_reload_restores_the_seat(
     assert no_horizontal_scroll(page), "lobby scrolls sideways at 390 px"
     # long clocks: on a loaded machine neither the awaited pong nor the turn after it (the
     # hand compared across the reload) may be played by the clock unseen
-    create_room_with_bots(page, server.base, seed,
-                          numbers={"claim_seconds": 20, "turn_seconds": 90})
-    play_until(page, ".claim-pong", 180, keyboard=False)  # slow under a full CI load
+    room_id = create_room_with_bots(page, server.base, seed,
+                                    numbers={"claim_seconds": 20, "turn_seconds": 90})
+    play_until(page, ".claim-pong", 180, keyboard=False,  # slow under a full CI load
+               app=server.app, room_id=room_id)
     sync_api.expect(page.locator(".claim-pass")).to_be_visible()
     # the claim bar names the tile: large with whose discard it is, and on the button
     sync_api.expect(page.locator(".claim-offer .tile.large")).to_be_visible()
@@ -422,12 +452,22 @@ def test_white_dragon_stand_in_shows_what_it_plays_as(server: _Server, page_at: 
     demo.screenshot(path=str(ARTIFACTS / "standin-390.png"))
 
 
+def laid_out_box(locator: Any) -> dict[str, float]:
+    """The element's box once it is laid out (``bounding_box`` is None for a moment
+    while the table re-renders on a loaded machine)."""
+    deadline = time.time() + 5
+    while (box := locator.bounding_box()) is None and time.time() < deadline:
+        time.sleep(0.05)
+    assert box is not None, "the element was never laid out"
+    return dict(box)
+
+
 def test_hover_hints_show_waits(server: _Server, page_at: Any) -> None:
     page = page_at(1280)
     create_room_with_bots(page, server.base, find_seed("win", 80, stop_at_pong=False))
     page.locator(".hand-tile.playable").first.wait_for()
     hand = page.locator(".own-area .hand")
-    before = hand.bounding_box()
+    before = laid_out_box(hand)
     page.locator(".hand-tile.playable").first.hover()
     sync_api.expect(page.locator(".hint-panel .shanten, .hint-panel .waits").first).to_be_visible()
     sync_api.expect(page.locator(".hint-panel .hint-discard")).to_be_visible()
@@ -439,10 +479,10 @@ def test_hover_hints_show_waits(server: _Server, page_at: Any) -> None:
         tiles.nth(i).hover()
         sync_api.expect(page.locator(".hint-panel .hint-discard")).to_be_visible()
         page.wait_for_timeout(50)
-        assert hand.bounding_box() == before, f"the hand moved as tile {i} was hovered"
+        assert laid_out_box(hand) == before, f"the hand moved as tile {i} was hovered"
     page.mouse.move(0, 0)
     page.wait_for_timeout(50)
-    assert hand.bounding_box() == before
+    assert laid_out_box(hand) == before
     sync_api.expect(page.locator(".hand-tile.best")).not_to_have_count(0)
     page.click("button.suggest")
     sync_api.expect(page.locator(".suggestion")).to_be_visible()

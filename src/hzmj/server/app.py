@@ -106,6 +106,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         store.finish_hooks.append(lambda room_id, record: _after_match(store, room_id, record))
         await lobby.restore()
         state["store"], state["lobby"], state["accounts"] = store, lobby, accounts
+        app.state.lobby = lobby  # for operators' tools and tests in the same process
         try:
             yield
         finally:

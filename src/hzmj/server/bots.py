@@ -211,6 +211,13 @@ class Thinker:
                 return await loop.run_in_executor(pool, job, *args)
             except BrokenProcessPool:
                 self._respawn(pool)
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if self._closed or task is None or task.cancelling():
+                    raise  # the caller was cancelled, or the server is stopping
+                # a job still queued in a pool replaced after a death is cancelled by
+                # the pool's shutdown: it was never run, so it runs in the new pool
+                self._respawn(pool)
         raise RuntimeError("the bot workers keep dying")
 
     async def _heartbeat(self) -> None:

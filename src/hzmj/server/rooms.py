@@ -426,6 +426,14 @@ class Room:
         async def think() -> None:
             try:
                 action, advanced = await self.thinker.choose(bot, view, legal)
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if task is None or task.cancelling():
+                    raise  # the room is stopping
+                # the answer was dropped under us (the server's workers stopping): let
+                # the next turn of the room ask again rather than wait on it for ever
+                self.post(lambda: self._forget_thought(seat))
+                return
             except Exception:
                 log.exception("room %s: bot of seat %d failed; default action", self.id, seat)
                 action, advanced = legal[-1], bot
@@ -435,6 +443,10 @@ class Room:
             self.post(lambda: self._bot_answer(seat, step, action, advanced))
 
         self.thinking[seat] = asyncio.create_task(think(), name=f"bot-{self.id}-{seat}")
+
+    async def _forget_thought(self, seat: int) -> None:
+        """The seat's bot is no longer thinking: its answer will never come."""
+        self.thinking.pop(seat, None)
 
     async def _bot_answer(self, seat: int, step: int, action: Action, bot: Bot) -> None:
         self.thinking.pop(seat, None)
