@@ -258,14 +258,17 @@ def play_until(page: Any, done: str, seconds: float, *, take: str | None = None,
         if page.locator(done).count():
             return
         try:
-            if take and page.locator(f".claim-{take}").count():
-                page.locator(f".claim-{take}").first.click(timeout=2000)
-            elif page.locator(".claim-win, .claim-pass").count() and page.locator(done).count():
-                return  # the claim bar came after the first look: never pass what we wait for
-            elif page.locator(".claim-win").count():
-                page.locator(".claim-win").first.click(timeout=2000)
-            elif page.locator(".claim-pass").count():
-                page.locator(".claim-pass").first.click(timeout=2000)
+            if page.locator(".claim-win, .claim-pass").count():
+                # a claim bar is shown whole: from here every look sees it, so what we
+                # wait for (or a win) is never passed because it came between two looks
+                if page.locator(done).count():
+                    return
+                if take and page.locator(f".claim-{take}").count():
+                    page.locator(f".claim-{take}").first.click(timeout=2000)
+                elif page.locator(".claim-win").count():
+                    page.locator(".claim-win").first.click(timeout=2000)
+                else:
+                    page.locator(".claim-pass").first.click(timeout=2000)
             elif discard_drawn(page, keyboard=not keyboard_used):
                 keyboard_used = True
             else:
