@@ -30,8 +30,9 @@ _FACTORIES: Final[dict[str, Callable[[int], Bot]]] = {
 
 STRONGEST: Final = "strong"
 """The strongest fair bot as measured (hints use it within their time budget).  The
-expert's search does not beat it yet: ``expert@8,strong,efficiency,efficiency``, 1,600
-duplicate hands, expert − strong = −0.82 points a hand (p 0.004; docs/bots.md)."""
+expert's search does not beat it yet: ``expert@8,strong,efficiency,efficiency``, 3,200
+duplicate hands over balanced seatings, expert − strong = −0.54 points a hand (p 0.007;
+docs/bots.md)."""
 
 SEES_ALL: Final = frozenset({"oracle"})
 """Bots that read hidden tiles: never at a table with a human (RULES §13)."""
