@@ -231,8 +231,8 @@ def diagnosis(page: Any, app: Any = None, room_id: str | None = None) -> str:
     except sync_api.Error as exc:
         shown = f"page unreadable: {exc}"
     parts = [f"page: {shown!r}"]
-    room = getattr(getattr(app, "state", None), "lobby", None)
-    room = room.rooms.get(room_id) if room is not None and room_id else None
+    lobby = getattr(getattr(app, "state", None), "lobby", None)
+    room = lobby.rooms.get(room_id) if lobby is not None and room_id else None
     if room is not None and room.match is not None:
         m, now = room.match, time.monotonic()
         parts.append(

@@ -57,6 +57,13 @@ Choice = tuple[Bot, dict[str, Any], list[Action]]
 MAX_BATCH = 32  # decisions sent to a worker in one message at most
 
 
+def cancelled_by_caller() -> bool:
+    """Whether the running task itself is being cancelled (the caller, a room or the
+    server stopping), as opposed to a future it awaited being cancelled under it."""
+    task = asyncio.current_task()
+    return task is None or task.cancelling() > 0
+
+
 def _choose(bot: Bot, view: dict[str, Any], legal: Sequence[Action]) -> tuple[Action, Bot]:
     return bot.choose(view, legal), bot  # the bot comes back with its RNG advanced
 
@@ -212,8 +219,7 @@ class Thinker:
             except BrokenProcessPool:
                 self._respawn(pool)
             except asyncio.CancelledError:
-                task = asyncio.current_task()
-                if self._closed or task is None or task.cancelling():
+                if self._closed or cancelled_by_caller():
                     raise  # the caller was cancelled, or the server is stopping
                 # a job still queued in a pool replaced after a death is cancelled by
                 # the pool's shutdown: it was never run, so it runs in the new pool

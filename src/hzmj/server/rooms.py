@@ -33,7 +33,7 @@ from hzmj.events import Action, Escape, Event, IllegalActionError, action_from_j
 from hzmj.game import Match
 from hzmj.record import fair_record, seed_commitment
 from hzmj.rules import Rules
-from hzmj.server.bots import AUTO_BOT, Thinker, get_bot
+from hzmj.server.bots import AUTO_BOT, Thinker, cancelled_by_caller, get_bot
 from hzmj.server.config import ServerConfig
 from hzmj.server.protocol import (
     AckMsg,
@@ -427,8 +427,7 @@ class Room:
             try:
                 action, advanced = await self.thinker.choose(bot, view, legal)
             except asyncio.CancelledError:
-                task = asyncio.current_task()
-                if task is None or task.cancelling():
+                if cancelled_by_caller():
                     raise  # the room is stopping
                 # the answer was dropped under us (the server's workers stopping): let
                 # the next turn of the room ask again rather than wait on it for ever
