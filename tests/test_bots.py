@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from hzmj.bots import analysis as an
-from hzmj.bots.efficiency import EfficiencyBot
+from hzmj.bots.efficiency import EfficiencyBot, hand_state
 from hzmj.bots.random_bot import RandomBot
 from hzmj.bots.registry import BOT_NAMES, make_bot
 from hzmj.bots.seat import read_seat
-from hzmj.bots.strong import StrongBot
+from hzmj.bots.strong import StrongBot, _Search
 from hzmj.events import Action, Chow, Discard, Kong, Pass, Pong, Win
 from hzmj.game import Match
 from hzmj.rules import Rules
@@ -141,6 +141,25 @@ def test_strong_konged_before_a_sure_baotou_replacement() -> None:
     legal = [Win(0), Kong(0, tile("1s"), "concealed"), *discards(hand)]
     view = make_view(hand, last_draw="1s")
     assert StrongBot().choose(view, legal) == Kong(0, tile("1s"), "concealed")
+
+
+def test_strong_values_a_draw_that_improves_the_wait_rules_7() -> None:
+    # ready on a lone 1z (单钓, 3 copies unseen); a drawn 5p does not win, but keeping it
+    # and throwing 1z leaves 2345p, which waits on 2p and 5p (改良: same shanten, more waits)
+    hand = "123m456m789m234p1z"
+    info = read_seat(make_view(hand, caishen="9s", indicator="9s"))
+    state = hand_state(info)
+    p5, z1 = an.natural(tile("5p"), info.caishen), an.natural(tile("1z"), info.caishen)
+    reshaped = an.remove(an.add(state, p5), z1)
+    assert an.shanten(state) == an.shanten(reshaped) == 0 and p5 not in an.useful(state)
+    flat = _Search(info, 10_000, improve=False)
+    assert flat.after_draw(state, p5, 4) == flat.leaf(state, 4)  # thrown back
+    deep = _Search(info, 10_000)
+    assert deep.after_draw(state, p5, 4) == deep.leaf(reshaped, 4) > deep.leaf(state, 4)
+    # the option to reshape never lowers a draw's value below throwing it back
+    for k in range(34):
+        if k not in an.useful(state):
+            assert deep.after_draw(state, k, 4) >= flat.after_draw(state, k, 4)
 
 
 def test_claims_only_when_they_help() -> None:

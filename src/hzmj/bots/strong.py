@@ -6,8 +6,12 @@ passes without an opponent's self-drawn win; ``p_k``: chance the next draw is ``
 from the tiles the seat cannot see, RULES §13):
 
 * **exact ply**: ``Q(h, d) = r × Σ_k p_k × [M(h, k) if k wins; else
-  max_y H(h + k − y, d − 1) if k is useful; else H(h, d − 1)]``, where ``M`` counts
-  爆头 ×2, 七客 ×4, seven pairs ×2/×4 (RULES §9.1);
+  max_y H(h + k − y, d − 1) over the discards y that lower the shanten if k is useful;
+  else max(H(h, d − 1), max_y H(h + k − y, d − 1) over the y that keep it)]``, where
+  ``M`` counts 爆头 ×2, 七客 ×4, seven pairs ×2/×4 (RULES §9.1).  The last term is
+  改良: a draw that does not advance the hand may still be kept for a better shape (a
+  lone-tile wait turned into a two-sided one, a hand turned 爆头-ready), up to shanten
+  ``IMPROVE_MAX_SHANTEN``;
 * **heuristic leaf** ``H``: a chain of ``shanten`` improvements, each draw succeeding
   with the state's useful-tile chance, then a ready hand winning with its real waits
   and multipliers (at shanten 0) or an estimate (above), discounted by ``r`` per draw.
@@ -47,6 +51,9 @@ LEAVES_PER_MS = 4
 decision never depends on the machine's speed."""
 
 SEARCH_MAX_SHANTEN = 1
+"""Above this shanten the efficiency ranking decides (the search adds little there)."""
+IMPROVE_MAX_SHANTEN = 1
+"""Up to this shanten a draw that does not lower it may still be kept for a better shape."""
 LOSS = 0.35
 """What an opponent's win costs, in units of our own win's M (we pay one share of three)."""
 FEED_RISK = 0.02
@@ -57,7 +64,6 @@ level 3 (RULES §8.4: we would pay the whole T at dealer factor 8, §10.5)."""
 TAN_RISK = 0.3
 """Expected cost of taking a third 摊 from a player: if that player wins we pay 2T
 (反承包, RULES §10.4)."""
-"""Above this shanten the efficiency ranking decides (the search adds little there)."""
 
 # Chance that one draw improves a hand, by shanten (index) and 财神 held (0, 1, 2+):
 # means measured over efficiency-bot self-play (RULES default rules, 12 matches).
@@ -80,9 +86,10 @@ def _typical(shanten: int, wilds: int) -> float:
 class _Search:
     """One decision's search: the draw chances and caches of ``H`` and ``Q``."""
 
-    def __init__(self, info: SeatInfo, leaves: int) -> None:
+    def __init__(self, info: SeatInfo, leaves: int, improve: bool = True) -> None:
         self.info = info
         self.leaves = leaves
+        self.improve = improve
         self.must = info.rules.must_baotou_with_caishen
         total = info.unseen_total or 1
         self.p: dict[int, float] = {}
@@ -129,7 +136,16 @@ class _Search:
         """Value of the 13-tile ``state`` once ``draw`` is drawn, ``d`` own draws left."""
         s = an.shanten(state)
         if draw not in an.useful(state):
-            return self.leaf(state, d)  # throw the drawn tile back
+            best = self.leaf(state, d)  # throw the drawn tile back ...
+            if self.improve and s <= IMPROVE_MAX_SHANTEN:
+                # ... or keep it for a better shape at the same shanten (改良)
+                full = an.add(state, draw)
+                for y in _naturals(full):
+                    if y != draw:
+                        after = an.remove(full, y)
+                        if an.shanten(after) == s:
+                            best = max(best, self.leaf(after, d))
+            return best
         if s == 0:
             return win_factor * an.win_multiplier(state, draw, self.must)
         full = an.add(state, draw)
@@ -179,15 +195,20 @@ class StrongBot(ExplainingBot):
 
     name = "strong"
 
-    def __init__(self, seed: int = 0, budget_ms: int = DEFAULT_BUDGET_MS) -> None:
+    def __init__(self, seed: int = 0, budget_ms: int = DEFAULT_BUDGET_MS,
+                 improve: bool = True) -> None:
+        """``budget_ms``: sets the leaf count (``LEAVES_PER_MS`` per ms), never a clock;
+        ``improve``: value 改良 draws (the module docstring); off gives the strong bot
+        as it was before 2026-12-02, kept for paired measurements."""
         self.seed = seed
         self.budget_ms = budget_ms
         self.leaves = budget_ms * LEAVES_PER_MS
+        self.improve = improve
 
     def explain(self, view: dict[str, Any], legal: Sequence[Action],
                 include: Action | None = None) -> list[Candidate]:
         info = read_seat(view)
-        search = _Search(info, self.leaves)
+        search = _Search(info, self.leaves, self.improve)
         if view["phase"] == "claim":
             return top_with(self._claim(info, search, legal), TOP, include)
         return top_with(self._turn(info, search, legal), TOP, include)
