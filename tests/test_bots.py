@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from hzmj.bots import analysis as an
+from hzmj.bots import strong
 from hzmj.bots.efficiency import EfficiencyBot, hand_state
 from hzmj.bots.random_bot import RandomBot
 from hzmj.bots.registry import BOT_NAMES, make_bot
@@ -160,6 +161,26 @@ def test_strong_values_a_draw_that_improves_the_wait_rules_7() -> None:
     for k in range(34):
         if k not in an.useful(state):
             assert deep.after_draw(state, k, 4) >= flat.after_draw(state, k, 4)
+
+
+def test_strong_search_declines_a_plain_win_for_baotou_too_rules_9_1(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # a look-ahead draw of 1s wins plainly (1z pairs with the 财神 P, M=1); throwing 1z
+    # instead leaves four sets + P, 爆头-ready (M=2 on any later draw): the search values
+    # that draw as the root would play it
+    hand = "123m456m789p11s1zP"
+    info = read_seat(make_view(hand))
+    state = hand_state(info)
+    s1 = an.natural(tile("1s"), info.caishen)
+    ready = an.remove(an.add(state, s1), an.natural(tile("1z"), info.caishen))
+    assert an.baotou_ready(ready) and an.win_multiplier(state, s1) == 1
+    search = _Search(info, 10_000)
+    value = search.after_draw(state, s1, 4)
+    assert value == search.leaf(ready, 4) - (1 - search.r) * strong.LOSS
+    assert value > 1  # worth more than the plain win
+    assert search.after_draw(state, s1, 0) == 1  # no draw left: take the win
+    monkeypatch.setattr(strong, "BAOTOU_IN_SEARCH", False)
+    assert _Search(info, 10_000).after_draw(state, s1, 4) == 1
 
 
 def test_claims_only_when_they_help() -> None:

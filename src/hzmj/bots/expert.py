@@ -47,8 +47,10 @@ from hzmj.events import Action, Discard, IllegalActionError, Win
 from hzmj.game import Match
 
 DEFAULT_BUDGET_MS = 100
-PRIOR_BUDGET_MS = 10
-"""Budget of the strong bot that ranks the candidates (a fixed leaf count, not a clock)."""
+PRIOR_BUDGET_MS = 100
+"""Budget of the strong bot that ranks the candidates (a fixed leaf count, not a clock):
+the strong bot's own default, so the prior is the strong bot's choice (its 改良 search
+needs more leaves than a 10 ms budget gives, which left only the first candidate scored)."""
 WIDTH = 4
 """Candidates searched: the strong bot's top ones."""
 Z = 2.0

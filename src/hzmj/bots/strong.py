@@ -54,6 +54,8 @@ SEARCH_MAX_SHANTEN = 1
 """Above this shanten the efficiency ranking decides (the search adds little there)."""
 IMPROVE_MAX_SHANTEN = 1
 """Up to this shanten a draw that does not lower it may still be kept for a better shape."""
+BAOTOU_IN_SEARCH = True
+"""The search turns a plain win down for a 爆头-ready hand where the root would."""
 LOSS = 0.35
 """What an opponent's win costs, in units of our own win's M (we pay one share of three)."""
 FEED_RISK = 0.02
@@ -147,7 +149,15 @@ class _Search:
                             best = max(best, self.leaf(after, d))
             return best
         if s == 0:
-            return win_factor * an.win_multiplier(state, draw, self.must)
+            m = float(win_factor * an.win_multiplier(state, draw, self.must))
+            if BAOTOU_IN_SEARCH and m <= 1 and d > 0 and (state[1] or draw == an.WILD):
+                # as at the root: a plain win may be turned down for a 爆头-ready hand
+                full = an.add(state, draw)
+                for y in _naturals(full):  # a 财神 is kept
+                    after = an.remove(full, y)
+                    if an.baotou_ready(after):
+                        m = max(m, self.leaf(after, d) - (1 - self.r) * LOSS)
+            return m
         full = an.add(state, draw)
         best = 0.0
         for y in _naturals(full):
