@@ -183,6 +183,42 @@ def test_strong_search_declines_a_plain_win_for_baotou_too_rules_9_1(
     assert _Search(info, 10_000).after_draw(state, s1, 4) == 1
 
 
+def test_strong_leaf_counts_the_claims_a_go_around_offers_rules_6_3(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # one step from ready: 77s and 99p can be ponged from anyone, 23s chowed from the
+    # player before us (RULES §6.3); the lone 1z gets nothing from a claim
+    hand = "123m456p99p2377s1z"
+    info = read_seat(make_view(hand, caishen="9m", indicator="9m"))
+    state = hand_state(info)
+    assert an.shanten(state) == 1
+    useful = an.useful(state)
+    rows = dict(strong._claimable(state, useful))
+    nat = {name: an.natural(tile(name), info.caishen) for name in ("7s", "9p", "1s", "4s")}
+    assert rows == {nat["7s"]: True, nat["9p"]: True, nat["1s"]: False, nat["4s"]: False}
+    assert set(rows) <= set(useful) and an.natural(tile("1z"), info.caishen) not in rows
+    with_claims = _Search(info, 10_000).leaf(state, 6)
+    monkeypatch.setattr(strong, "CLAIM_SHARE", 0.0)
+    own_draws_only = _Search(info, 10_000).leaf(state, 6)
+    assert with_claims > own_draws_only > 0
+    # a ready hand waits for its own draw (no discard wins here): claims add nothing
+    ready = hand_state(read_seat(make_view("123m456p789s2377s", caishen="9m",
+                                           indicator="9m")))
+    assert an.shanten(ready) == 0
+    monkeypatch.setattr(strong, "CLAIM_SHARE", 0.5)
+    high = _Search(info, 10_000).leaf(ready, 6)
+    monkeypatch.setattr(strong, "CLAIM_SHARE", 0.0)
+    assert _Search(info, 10_000).leaf(ready, 6) == high
+
+
+def test_strong_reshapes_only_with_a_draw_that_touches_the_hand() -> None:
+    state = hand_state(read_seat(make_view("123m456m789m234p1z", caishen="9s",
+                                           indicator="9s")))
+    touches = {name: strong._connected(state, an.natural(tile(name), tile("9s")))
+               for name in ("5p", "6p", "1p", "8p", "1z", "7z", "1s")}
+    assert touches == {"5p": True, "6p": True, "1p": True, "8p": False, "1z": True,
+                       "7z": False, "1s": False}
+
+
 def test_claims_only_when_they_help() -> None:
     hand = "11m456p789s2355s7z"  # pong 5s, throw 7z: ready on 1s/4s (shanten 1 → 0)
     useful = make_view(hand, claim=("5s", 3), caishen="9m", indicator="9m")

@@ -15,6 +15,13 @@ from the tiles the seat cannot see, RULES §13):
 * **heuristic leaf** ``H``: a chain of ``shanten`` improvements, each draw succeeding
   with the state's useful-tile chance, then a ready hand winning with its real waits
   and multipliers (at shanten 0) or an estimate (above), discounted by ``r`` per draw.
+  Before the hand is ready, a go-around also offers the others' discards: the useful
+  kinds a pong (any other seat) or a chow (the player before us) could take add
+  ``CLAIM_SHARE`` × their chance of being discarded to the current step's chance
+  (RULES §6.3; the winning tile itself must be drawn, §8.1).
+* **the search plays its draws as the bot would**: a winning draw may be turned down
+  for a 爆头-ready hand, as at the root (``BAOTOU_IN_SEARCH``); a non-winning draw that
+  touches the hand may be kept for a better shape at the same shanten (改良).
 
 Root decisions: the top discards of the efficiency ranking are re-scored with ``Q``;
 kongs with one immediate replacement draw (a win on it counts double: 杠开 / 杠暴);
@@ -54,6 +61,10 @@ SEARCH_MAX_SHANTEN = 1
 """Above this shanten the efficiency ranking decides (the search adds little there)."""
 IMPROVE_MAX_SHANTEN = 1
 """Up to this shanten a draw that does not lower it may still be kept for a better shape."""
+CLAIM_SHARE = 0.5
+"""In the leaf, how much of the chance that the others discard a kind we could claim
+(pong: any of them; chow: the player before us) counts as a chance to advance the hand
+this go-around, besides our own draw; 0: own draws only (the bot before 2026-12-02)."""
 BAOTOU_IN_SEARCH = True
 """The search turns a plain win down for a 爆头-ready hand where the root would."""
 LOSS = 0.35
@@ -81,6 +92,47 @@ TYPICAL_MULTIPLIER = 1.05
 """Mean M of a ready hand reached later (爆头-ready hands are rare)."""
 
 
+_CLAIMABLE: dict[tuple[an.State, tuple[int, ...]], tuple[tuple[int, bool], ...]] = {}
+
+
+def _claimable(state: an.State, useful: tuple[int, ...]) -> tuple[tuple[int, bool], ...]:
+    """The useful kinds a claim could bring, each with whether a pong could (a pair held:
+    from any other seat) or only a chow (RULES §6.3: from the player before us)."""
+    key = (state, useful)
+    hit = _CLAIMABLE.get(key)
+    if hit is None:
+        counts = state[0]
+        rows = []
+        for k in useful:
+            if k < 0:
+                continue
+            if counts[k] >= 2:
+                rows.append((k, True))
+            elif k < 27:
+                r = k % 9
+                near = [counts[k + i] if 0 <= r + i <= 8 else 0 for i in (-2, -1, 1, 2)]
+                if (near[0] and near[1]) or (near[1] and near[2]) or (near[2] and near[3]):
+                    rows.append((k, False))
+        hit = tuple(rows)
+        if len(_CLAIMABLE) > 200_000:
+            _CLAIMABLE.clear()
+        _CLAIMABLE[key] = hit
+    return hit
+
+
+def _connected(state: an.State, k: int) -> bool:
+    """Whether a drawn natural kind ``k`` touches the hand: it pairs a held tile or sits
+    within two ranks of one of its suit.  Only such a draw can make a better shape (an
+    unconnected one could only swap one lone-tile wait for another)."""
+    counts = state[0]
+    if k < 0 or counts[k]:
+        return k >= 0
+    if k >= 27:
+        return False
+    r = k % 9
+    return any(counts[k + i] for i in (-2, -1, 1, 2) if 0 <= r + i <= 8)
+
+
 def _typical(shanten: int, wilds: int) -> float:
     return TYPICAL_USEFUL[min(shanten, len(TYPICAL_USEFUL) - 1)][min(wilds, 2)]
 
@@ -98,8 +150,9 @@ class _Search:
         for k in range(NUM_KINDS):
             if info.unseen[k]:
                 self.p[an.natural(k, info.caishen)] = info.unseen[k] / total
-        self.r = (1 - OTHER_WIN_PER_DRAW) ** (info.players - 1)
         self.draws = info.draws_left
+        self.others = info.players - 1
+        self.r = (1 - OTHER_WIN_PER_DRAW) ** self.others
         self._h: dict[tuple[an.State, int], float] = {}
         self._q: dict[tuple[an.State, int], float] = {}
 
@@ -113,6 +166,12 @@ class _Search:
         s = an.shanten(state)
         useful = an.useful(state)
         q = sum(self.p.get(k, 0.0) for k in useful)
+        if s > 0 and CLAIM_SHARE:
+            # a go-around also offers the others' discards: a pong from any of them, a
+            # chow from the player before us (RULES §6.3)
+            c = sum(self.p.get(k, 0.0) * (self.others if pong else 1)
+                    for k, pong in _claimable(state, useful))
+            q = 1 - (1 - q) * (1 - min(1.0, CLAIM_SHARE * c))
         if s == 0:
             w = q
             wm = sum(self.p.get(k, 0.0) * an.win_multiplier(state, k, self.must)
@@ -139,7 +198,7 @@ class _Search:
         s = an.shanten(state)
         if draw not in an.useful(state):
             best = self.leaf(state, d)  # throw the drawn tile back ...
-            if self.improve and s <= IMPROVE_MAX_SHANTEN:
+            if self.improve and s <= IMPROVE_MAX_SHANTEN and _connected(state, draw):
                 # ... or keep it for a better shape at the same shanten (改良)
                 full = an.add(state, draw)
                 for y in _naturals(full):
