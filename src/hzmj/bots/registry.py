@@ -32,8 +32,8 @@ STRONGEST: Final = "strong"
 """The strongest fair bot as measured (hints use it within their time budget).  The
 expert's search did not beat it (``expert@8,strong,efficiency,efficiency``, 3,200
 duplicate hands over balanced seatings: expert − strong = −0.54 points a hand, p 0.007),
-and the strong bot's 改良 search (2026-12-02) added +0.24 a hand over its earlier self
-(one-seat arenas, 250 deals; docs/bots.md)."""
+and the strong bot's 改良 search with claims in its leaf (2026-12-02) added +0.245 a hand
+over its earlier self (one-seat arenas, 400 deals, p 0.0009; docs/bots.md)."""
 
 SEES_ALL: Final = frozenset({"oracle"})
 """Bots that read hidden tiles: never at a table with a human (RULES §13)."""
