@@ -1,14 +1,13 @@
 """Run ``arena_resumable.py`` with the strong bot's settings changed, for paired trials.
 
-    uv run python benchmarks/strong_variant.py improve=0,BAOTOU_IN_SEARCH=0,CLAIM_SHARE=0 \\
+    uv run python benchmarks/strong_variant.py IMPROVE=0,BAOTOU_IN_SEARCH=0,CLAIM_SHARE=0 \\
         --bots strong,efficiency,efficiency,efficiency --hands 400 --seed 1 \\
         --out /tmp/strong-before.jsonl --workers 2
     uv run python benchmarks/pair_runs.py /tmp/strong-now.jsonl strong \\
         /tmp/strong-before.jsonl strong
 
 The first argument lists ``KEY=VALUE`` settings, comma-separated (``""`` for none):
-``improve`` is the :class:`hzmj.bots.strong.StrongBot` argument (``0``/``1``); an
-upper-case key is a module constant of :mod:`hzmj.bots.strong` (``CLAIM_SHARE``,
+each key is a module constant of :mod:`hzmj.bots.strong` (``IMPROVE``, ``CLAIM_SHARE``,
 ``BAOTOU_IN_SEARCH``, ``SEARCH_MAX_SHANTEN``, ``IMPROVE_MAX_SHANTEN``, ``LEAVES_PER_MS``,
 …), given as a number, ``0``/``1`` for a flag.  The rest is passed to
 ``arena_resumable.py``; every seat named ``strong`` (and the expert's prior) plays the
@@ -21,31 +20,18 @@ from __future__ import annotations
 import runpy
 import sys
 from pathlib import Path
-from typing import Any
 
 import hzmj.bots.strong as strong
 
 
 def apply(settings: str) -> None:
     """Change the strong bot as ``settings`` says (see the module docstring)."""
-    kwargs: dict[str, Any] = {}
     for item in filter(None, settings.split(",")):
         key, _, value = item.partition("=")
-        if key == "improve":
-            kwargs[key] = value == "1"
-        elif key.isupper() and hasattr(strong, key):
-            old = getattr(strong, key)
-            setattr(strong, key, value == "1" if isinstance(old, bool) else type(old)(value))
-        else:
+        if not (key.isupper() and hasattr(strong, key)):
             raise ValueError(f"unknown setting {key!r}")
-    if kwargs:
-        init = strong.StrongBot.__init__
-
-        def changed(self: strong.StrongBot, seed: int = 0,
-                    budget_ms: int = strong.DEFAULT_BUDGET_MS, **kw: Any) -> None:
-            init(self, seed, budget_ms, **{**kwargs, **kw})
-
-        strong.StrongBot.__init__ = changed  # type: ignore[method-assign,assignment]
+        old = getattr(strong, key)
+        setattr(strong, key, value == "1" if isinstance(old, bool) else type(old)(value))
 
 
 def main() -> None:

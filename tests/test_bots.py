@@ -144,7 +144,8 @@ def test_strong_konged_before_a_sure_baotou_replacement() -> None:
     assert StrongBot().choose(view, legal) == Kong(0, tile("1s"), "concealed")
 
 
-def test_strong_values_a_draw_that_improves_the_wait_rules_7() -> None:
+def test_strong_values_a_draw_that_improves_the_wait_rules_7(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     # ready on a lone 1z (单钓, 3 copies unseen); a drawn 5p does not win, but keeping it
     # and throwing 1z leaves 2345p, which waits on 2p and 5p (改良: same shanten, more waits)
     hand = "123m456m789m234p1z"
@@ -153,10 +154,11 @@ def test_strong_values_a_draw_that_improves_the_wait_rules_7() -> None:
     p5, z1 = an.natural(tile("5p"), info.caishen), an.natural(tile("1z"), info.caishen)
     reshaped = an.remove(an.add(state, p5), z1)
     assert an.shanten(state) == an.shanten(reshaped) == 0 and p5 not in an.useful(state)
-    flat = _Search(info, 10_000, improve=False)
-    assert flat.after_draw(state, p5, 4) == flat.leaf(state, 4)  # thrown back
     deep = _Search(info, 10_000)
     assert deep.after_draw(state, p5, 4) == deep.leaf(reshaped, 4) > deep.leaf(state, 4)
+    monkeypatch.setattr(strong, "IMPROVE", False)
+    flat = _Search(info, 10_000)
+    assert flat.after_draw(state, p5, 4) == flat.leaf(state, 4)  # thrown back
     # the option to reshape never lowers a draw's value below throwing it back
     for k in range(34):
         if k not in an.useful(state):

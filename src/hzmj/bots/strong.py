@@ -59,6 +59,9 @@ decision never depends on the machine's speed."""
 
 SEARCH_MAX_SHANTEN = 1
 """Above this shanten the efficiency ranking decides (the search adds little there)."""
+IMPROVE = True
+"""The search values 改良: a draw that touches the hand but does not lower the shanten may
+be kept for a better shape (off: thrown back, the bot before 2026-12-02)."""
 IMPROVE_MAX_SHANTEN = 1
 """Up to this shanten a draw that does not lower it may still be kept for a better shape."""
 CLAIM_SHARE = 0.5
@@ -66,7 +69,8 @@ CLAIM_SHARE = 0.5
 (pong: any of them; chow: the player before us) counts as a chance to advance the hand
 this go-around, besides our own draw; 0: own draws only (the bot before 2026-12-02)."""
 BAOTOU_IN_SEARCH = True
-"""The search turns a plain win down for a 爆头-ready hand where the root would."""
+"""The search turns a plain win down for a 爆头-ready hand where the root would (off: the
+bot before 2026-12-02)."""
 LOSS = 0.35
 """What an opponent's win costs, in units of our own win's M (we pay one share of three)."""
 FEED_RISK = 0.02
@@ -140,10 +144,9 @@ def _typical(shanten: int, wilds: int) -> float:
 class _Search:
     """One decision's search: the draw chances and caches of ``H`` and ``Q``."""
 
-    def __init__(self, info: SeatInfo, leaves: int, improve: bool = True) -> None:
+    def __init__(self, info: SeatInfo, leaves: int) -> None:
         self.info = info
         self.leaves = leaves
-        self.improve = improve
         self.must = info.rules.must_baotou_with_caishen
         total = info.unseen_total or 1
         self.p: dict[int, float] = {}
@@ -198,7 +201,7 @@ class _Search:
         s = an.shanten(state)
         if draw not in an.useful(state):
             best = self.leaf(state, d)  # throw the drawn tile back ...
-            if self.improve and s <= IMPROVE_MAX_SHANTEN and _connected(state, draw):
+            if IMPROVE and s <= IMPROVE_MAX_SHANTEN and _connected(state, draw):
                 # ... or keep it for a better shape at the same shanten (改良)
                 full = an.add(state, draw)
                 for y in _naturals(full):
@@ -264,20 +267,19 @@ class StrongBot(ExplainingBot):
 
     name = "strong"
 
-    def __init__(self, seed: int = 0, budget_ms: int = DEFAULT_BUDGET_MS,
-                 improve: bool = True) -> None:
-        """``budget_ms``: sets the leaf count (``LEAVES_PER_MS`` per ms), never a clock;
-        ``improve``: value 改良 draws (the module docstring); off gives the strong bot
-        as it was before 2026-12-02, kept for paired measurements."""
+    def __init__(self, seed: int = 0, budget_ms: int = DEFAULT_BUDGET_MS) -> None:
+        """``budget_ms`` sets the leaf count (``LEAVES_PER_MS`` per ms), never a clock.
+        ``IMPROVE``, ``BAOTOU_IN_SEARCH`` and ``CLAIM_SHARE`` (module constants) off / 0
+        give the strong bot as it was before 2026-12-02 (``benchmarks/strong_variant.py``
+        plays it for paired measurements)."""
         self.seed = seed
         self.budget_ms = budget_ms
         self.leaves = budget_ms * LEAVES_PER_MS
-        self.improve = improve
 
     def explain(self, view: dict[str, Any], legal: Sequence[Action],
                 include: Action | None = None) -> list[Candidate]:
         info = read_seat(view)
-        search = _Search(info, self.leaves, self.improve)
+        search = _Search(info, self.leaves)
         if view["phase"] == "claim":
             return top_with(self._claim(info, search, legal), TOP, include)
         return top_with(self._turn(info, search, legal), TOP, include)
