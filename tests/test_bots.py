@@ -194,7 +194,7 @@ def test_strong_leaf_counts_the_claims_a_go_around_offers_rules_6_3(
     state = hand_state(info)
     assert an.shanten(state) == 1
     useful = an.useful(state)
-    rows = dict(strong._claimable(state, useful))
+    rows = dict(strong._claimable(state))
     nat = {name: an.natural(tile(name), info.caishen) for name in ("7s", "9p", "1s", "4s")}
     assert rows == {nat["7s"]: True, nat["9p"]: True, nat["1s"]: False, nat["4s"]: False}
     assert set(rows) <= set(useful) and an.natural(tile("1z"), info.caishen) not in rows

@@ -34,6 +34,7 @@ depends only on the view (and the seed, which breaks no ties here): it is reprod
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from hzmj.bots import analysis as an
@@ -96,32 +97,31 @@ TYPICAL_MULTIPLIER = 1.05
 """Mean M of a ready hand reached later (爆头-ready hands are rare)."""
 
 
-_CLAIMABLE: dict[tuple[an.State, tuple[int, ...]], tuple[tuple[int, bool], ...]] = {}
+def _suit_neighbours(counts: Sequence[int], k: int) -> tuple[int, int, int, int]:
+    """Held counts of the kinds two and one rank below and one and two ranks above the
+    suited kind ``k`` (0 past the end of its suit)."""
+    r = k % 9
+    a, b, c, d = (counts[k + i] if 0 <= r + i <= 8 else 0 for i in (-2, -1, 1, 2))
+    return a, b, c, d
 
 
-def _claimable(state: an.State, useful: tuple[int, ...]) -> tuple[tuple[int, bool], ...]:
-    """The useful kinds a claim could bring, each with whether a pong could (a pair held:
-    from any other seat) or only a chow (RULES §6.3: from the player before us)."""
-    key = (state, useful)
-    hit = _CLAIMABLE.get(key)
-    if hit is None:
-        counts = state[0]
-        rows = []
-        for k in useful:
-            if k < 0:
-                continue
-            if counts[k] >= 2:
-                rows.append((k, True))
-            elif k < 27:
-                r = k % 9
-                near = [counts[k + i] if 0 <= r + i <= 8 else 0 for i in (-2, -1, 1, 2)]
-                if (near[0] and near[1]) or (near[1] and near[2]) or (near[2] and near[3]):
-                    rows.append((k, False))
-        hit = tuple(rows)
-        if len(_CLAIMABLE) > 200_000:
-            _CLAIMABLE.clear()
-        _CLAIMABLE[key] = hit
-    return hit
+@lru_cache(maxsize=1 << 16)
+def _claimable(state: an.State) -> tuple[tuple[int, bool], ...]:
+    """The useful kinds of ``state`` a claim could bring, each with whether a pong could
+    (a pair held: from any other seat) or only a chow (RULES §6.3: from the player before
+    us)."""
+    counts = state[0]
+    rows: list[tuple[int, bool]] = []
+    for k in an.useful(state):
+        if k < 0:
+            continue
+        if counts[k] >= 2:
+            rows.append((k, True))
+        elif k < 27:
+            lo2, lo1, hi1, hi2 = _suit_neighbours(counts, k)
+            if (lo2 and lo1) or (lo1 and hi1) or (hi1 and hi2):
+                rows.append((k, False))
+    return tuple(rows)
 
 
 def _connected(state: an.State, k: int) -> bool:
@@ -131,10 +131,7 @@ def _connected(state: an.State, k: int) -> bool:
     counts = state[0]
     if k < 0 or counts[k]:
         return k >= 0
-    if k >= 27:
-        return False
-    r = k % 9
-    return any(counts[k + i] for i in (-2, -1, 1, 2) if 0 <= r + i <= 8)
+    return k < 27 and any(_suit_neighbours(counts, k))
 
 
 def _typical(shanten: int, wilds: int) -> float:
@@ -173,7 +170,7 @@ class _Search:
             # a go-around also offers the others' discards: a pong from any of them, a
             # chow from the player before us (RULES §6.3)
             c = sum(self.p.get(k, 0.0) * (self.others if pong else 1)
-                    for k, pong in _claimable(state, useful))
+                    for k, pong in _claimable(state))
             q = 1 - (1 - q) * (1 - min(1.0, CLAIM_SHARE * c))
         if s == 0:
             w = q
