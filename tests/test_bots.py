@@ -3,6 +3,7 @@ positions (RULES §5, §7.3, §9, §10.4), determinism, explanations and decisio
 
 from __future__ import annotations
 
+import random
 import statistics
 import time
 from typing import Any
@@ -19,7 +20,7 @@ from hzmj.bots.strong import StrongBot, _Search
 from hzmj.events import Action, Chow, Discard, Kong, Pass, Pong, Win
 from hzmj.game import Match
 from hzmj.rules import Rules
-from hzmj.tiles import parse_tiles, tile, tile_name
+from hzmj.tiles import format_tiles, parse_tiles, tile, tile_name
 
 VARIANTS = [
     pytest.param({}, id="defaults"),
@@ -219,6 +220,81 @@ def test_strong_reshapes_only_with_a_draw_that_touches_the_hand() -> None:
                for name in ("5p", "6p", "1p", "8p", "1z", "7z", "1s")}
     assert touches == {"5p": True, "6p": True, "1p": True, "8p": False, "1z": True,
                        "7z": False, "1s": False}
+
+
+def _exchanges_to_baotou(state: an.State, limit: int) -> int:
+    """Fewest draw-and-discard exchanges (at most ``limit``) that leave ``state``
+    爆头-ready, by brute force over every draw and discard; ``limit + 1`` if none do."""
+    frontier = {state}
+    for n in range(limit + 1):
+        if any(an.baotou_ready(x) for x in frontier):
+            return n
+        frontier = {an.remove(an.add(x, k), y) for x in frontier for k in range(34)
+                    if x[0][k] < 4 for y in range(34) if an.add(x, k)[0][y] and y != k}
+    return limit + 1
+
+
+def test_baotou_distance_counts_exchanges_to_a_baotou_ready_hand_rules_7_3() -> None:
+    cases = {"123m456m789p123sP": 0, "123m456m789p12s5sP": 1, "123m456m789p113sP": 1,
+             "123m456m78p19s5s9pP": 2, "1122m3344p5567sP": 1, "123m456m789p12sPP": 0,
+             "123m456m789p123s4s": -1}  # no 财神: no 爆头 route
+    for hand, want in cases.items():
+        state = hand_state(read_seat(make_view(hand)))
+        assert strong.baotou_distance(state) == want, hand
+        if want >= 0:
+            assert _exchanges_to_baotou(state, 1) == min(want, 2), hand
+    # against brute force on hands one or two exchanges from 爆头-ready
+    rng = random.Random(7)
+    for _ in range(12):
+        tiles = parse_tiles("123m456m789p123s")
+        tiles[rng.randrange(12)] = rng.randrange(27)
+        if rng.random() < 0.5:
+            tiles[rng.randrange(12)] = rng.randrange(27, 34)
+        if any(tiles.count(t) > 4 for t in tiles) or tile("5z") in tiles:
+            continue
+        state = hand_state(read_seat(make_view(format_tiles(tiles) + "P")))
+        assert min(strong.baotou_distance(state), 2) == _exchanges_to_baotou(state, 1), tiles
+
+
+def test_strong_leaf_values_the_baotou_route_rules_9_1(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # one 财神 (P) and a plain wait on 3s/6s, one exchange (5s for 3s) from 爆头-ready
+    info = read_seat(make_view("123m456m789p45s1zP"))
+    state = hand_state(info)
+    assert an.shanten(state) == 0 and strong.baotou_distance(state) == 1
+    with_route = _Search(info, 10_000).leaf(state, 8)
+    monkeypatch.setattr(strong, "BAOTOU_LEAF", False)
+    plain = _Search(info, 10_000).leaf(state, 8)
+    assert with_route > plain > 0
+    # the route alone: one step at the no-财神 winning chance, then any draw wins, M=2
+    monkeypatch.setattr(strong, "BAOTOU_LEAF", True)
+    monkeypatch.setattr(strong, "BAOTOU_SWITCH", False)
+    search = _Search(info, 10_000)
+    route = strong._chain([1.0, strong._typical(0, 0)], 1.0, 2.0, search.r, 8)
+    assert search.leaf(state, 8) == route
+    # winning on the waits or turning 爆头-ready first, whichever a draw offers: more
+    # than either route, less than a sure M=2 on every draw
+    assert route < with_route < 2.0
+
+
+def test_strong_search_wins_on_any_draw_once_baotou_ready_rules_7_3(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # 4 sets + P: any draw wins as 爆头, also a 9s that no held tile is near
+    info = read_seat(make_view("123m456m789p123sP"))
+    state = hand_state(info)
+    far = an.natural(tile("9s"), info.caishen)
+    assert an.baotou_ready(state) and far not in an.useful(state)
+    search = _Search(info, 10_000)
+    assert search.after_draw(state, far, 4) == 2.0
+    assert search.leaf(state, 1) == pytest.approx(search.r * 2.0)  # every draw wins
+    # a second 财神: 财飘 first (M=4 a go-around later) beats 爆头 now (M=2)
+    two = hand_state(read_seat(make_view("123m456m789p12sPP")))
+    assert an.baotou_ready(two)
+    piao = search.r * 4 - (1 - search.r) * strong.LOSS
+    assert search.after_draw(two, far, 4) == search.baotou_m(2) == piao > 2.0
+    monkeypatch.setattr(strong, "BAOTOU_LEAF", False)  # the bot before: near draws only
+    flat = _Search(info, 10_000)
+    assert flat.after_draw(state, far, 4) == flat.leaf(state, 4) < 2.0
 
 
 def test_claims_only_when_they_help() -> None:

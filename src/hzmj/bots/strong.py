@@ -51,6 +51,7 @@ from hzmj.bots.efficiency import (
 )
 from hzmj.bots.seat import SeatInfo, read_seat, remove_tiles
 from hzmj.events import Action, Chow, Discard, Kong, Pass, Pong, Win
+from hzmj.hand import shanten_counts
 from hzmj.tiles import NUM_KINDS, format_tiles
 
 DEFAULT_BUDGET_MS = 100
@@ -72,6 +73,14 @@ this go-around, besides our own draw; 0: own draws only (the bot before 2026-12-
 BAOTOU_IN_SEARCH = True
 """The search turns a plain win down for a 爆头-ready hand where the root would (off: the
 bot before 2026-12-02)."""
+BAOTOU_SWITCH = True
+"""With ``BAOTOU_LEAF``: a ready hand one exchange from 爆头-ready may win on its waits or
+turn 爆头-ready first, and a 爆头-ready hand with a second 财神 counts its 财飘 (off: the
+better of the two routes alone, M=2)."""
+BAOTOU_LEAF = True
+"""The leaf of a hand holding a 财神 also values the 爆头 route: the draws needed until the
+hand minus one 财神 is complete, then any draw wins with M=2 (off: the ready hand's own
+waits only, the bot before 2026-12-03)."""
 LOSS = 0.35
 """What an opponent's win costs, in units of our own win's M (we pay one share of three)."""
 FEED_RISK = 0.02
@@ -138,6 +147,44 @@ def _typical(shanten: int, wilds: int) -> float:
     return TYPICAL_USEFUL[min(shanten, len(TYPICAL_USEFUL) - 1)][min(wilds, 2)]
 
 
+_HONOURS = range(27, NUM_KINDS)
+
+
+@lru_cache(maxsize=1 << 16)
+def baotou_distance(state: an.State) -> int:
+    """Tile exchanges a 13-tile ``state`` needs before it is 爆头-ready (RULES §7.3: the
+    hand minus one 财神 is complete, 4 sets or 6 pairs); 0 when it is, ``-1`` when it
+    holds no 财神 (or every honour kind, which the count below needs one of).
+
+    Counted as the shanten of the hand minus one 财神 plus a pair of an honour kind it
+    does not hold: that pair is then the hand's pair and the rest must be sets (a
+    decomposition using the pair in a set with a 财神 frees another pair for the same
+    count), so a complete count is a 爆头-ready hand."""
+    counts, wilds, melds = state
+    if wilds <= 0:
+        return -1
+    absent = next((k for k in _HONOURS if not counts[k]), None)
+    if absent is None:
+        return -1
+    c = list(counts)
+    c[absent] = 2
+    return shanten_counts(c, wilds - 1, melds) + 1
+
+
+def _chain(stages: Sequence[float], w: float, wm: float, r: float, d: int) -> float:
+    """Value of a hand ``len(stages) - 1`` improvements from ready with ``d`` own draws
+    left: ``stages[j]`` is the chance a draw makes the improvement that leaves ``j`` to
+    go, ``w`` the ready hand's chance to win on a draw and ``wm`` that chance times its
+    M; each draw is discounted by ``r`` (the others may win first)."""
+    f = [0.0] * len(stages)
+    for _ in range(max(d, 0)):
+        g = [r * (wm + (1 - w) * f[0])]
+        for j in range(1, len(f)):
+            g.append(r * (stages[j] * f[j - 1] + (1 - stages[j]) * f[j]))
+        f = g
+    return f[-1]
+
+
 class _Search:
     """One decision's search: the draw chances and caches of ``H`` and ``Q``."""
 
@@ -165,6 +212,8 @@ class _Search:
         self.leaves -= 1
         s = an.shanten(state)
         useful = an.useful(state)
+        if self._every_draw_wins(state):
+            useful = tuple(self.p)
         q = sum(self.p.get(k, 0.0) for k in useful)
         if s > 0 and CLAIM_SHARE:
             # a go-around also offers the others' discards: a pong from any of them, a
@@ -183,20 +232,52 @@ class _Search:
         # stage uses the state's own useful draws, later ones the typical chances
         stages = [_typical(j, state[1]) for j in range(max(s, 0) + 1)]
         stages[-1] = q
-        f = [0.0] * len(stages)
-        for _ in range(max(d, 0)):
-            g = [self.r * (wm + (1 - w) * f[0])]
-            for j in range(1, len(f)):
-                g.append(self.r * (stages[j] * f[j - 1] + (1 - stages[j]) * f[j]))
-            f = g
-        value = f[-1] if s >= 0 else 0.0
+        if BAOTOU_LEAF and s >= 0 and state[1]:
+            # RULES §7.3, §9.1: the 爆头 route, n exchanges until the hand minus one 财神
+            # is complete (each as hard as a step of a hand without that 财神), then any
+            # draw wins with M=2, or more after 财飘 with a second 财神
+            n = baotou_distance(state)
+            ready = self.baotou_m(state[1])
+            if n == 0:
+                wm = max(wm, ready)
+            value = _chain(stages, w, wm, self.r, d)
+            if n > 0:
+                route = [1.0] + [_typical(j, state[1] - 1) for j in range(n)]
+                value = max(value, _chain(route, 1.0, ready, self.r, d))
+            if n == 1 and s == 0 and BAOTOU_SWITCH:
+                # a ready hand may win on its waits or, first, be made 爆头-ready
+                c = _typical(0, state[1] - 1)
+                f = 0.0
+                for i in range(max(d, 0)):
+                    f = self.r * (wm + (1 - w) * (c * (self.r * ready if i else 0.0)
+                                                  + (1 - c) * f))
+                value = max(value, f)
+        else:
+            value = _chain(stages, w, wm, self.r, d) if s >= 0 else 0.0
         self._h[key] = value
         return value
+
+    @staticmethod
+    def _every_draw_wins(state: an.State) -> bool:
+        """A 爆头-ready state wins on any draw (RULES §7.3), though ``an.useful`` lists only
+        the draws near its tiles (off with ``BAOTOU_LEAF``: the bot before 2026-12-03)."""
+        return BAOTOU_LEAF and state[1] > 0 and an.baotou_ready(state)
+
+    def baotou_m(self, wilds: int) -> float:
+        """What a 爆头-ready hand holding ``wilds`` 财神 expects from its next draw, in M
+        (RULES §9.1): 2, or with a second 财神, 2^(1+j) after ``j`` 财飘, each a
+        go-around later (an opponent may win first: ``LOSS``)."""
+        best = 2.0
+        for j in range(1, wilds if BAOTOU_SWITCH else 1):
+            later = self.r ** j
+            best = max(best, later * (1 << (1 + j)) - (1 - later) * LOSS)
+        return best
 
     def after_draw(self, state: an.State, draw: int, d: int, win_factor: int = 1) -> float:
         """Value of the 13-tile ``state`` once ``draw`` is drawn, ``d`` own draws left."""
         s = an.shanten(state)
-        if draw not in an.useful(state):
+        every = self._every_draw_wins(state)
+        if draw not in an.useful(state) and not every:
             best = self.leaf(state, d)  # throw the drawn tile back ...
             if IMPROVE and s <= IMPROVE_MAX_SHANTEN and _connected(state, draw):
                 # ... or keep it for a better shape at the same shanten (改良)
@@ -209,6 +290,8 @@ class _Search:
             return best
         if s == 0:
             m = float(win_factor * an.win_multiplier(state, draw, self.must))
+            if every:  # or 财飘 first with a second 财神 (RULES §9.1)
+                m = max(m, win_factor * self.baotou_m(state[1] + (draw == an.WILD)))
             if BAOTOU_IN_SEARCH and m <= 1 and d > 0 and (state[1] or draw == an.WILD):
                 # as at the root: a plain win may be turned down for a 爆头-ready hand
                 full = an.add(state, draw)
