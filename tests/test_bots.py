@@ -266,15 +266,17 @@ def test_strong_leaf_values_the_baotou_route_rules_9_1(
     monkeypatch.setattr(strong, "BAOTOU_LEAF", False)
     plain = _Search(info, 10_000).leaf(state, 8)
     assert with_route > plain > 0
-    # the route alone: one step at the no-财神 winning chance, then any draw wins, M=2
-    monkeypatch.setattr(strong, "BAOTOU_LEAF", True)
-    monkeypatch.setattr(strong, "BAOTOU_SWITCH", False)
+    # the route: one step at the no-财神 winning chance, then any draw wins with M=2
     search = _Search(info, 10_000)
     route = strong._chain([1.0, strong._typical(0, 0)], 1.0, 2.0, search.r, 8)
-    assert search.leaf(state, 8) == route
-    # winning on the waits or turning 爆头-ready first, whichever a draw offers: more
-    # than either route, less than a sure M=2 on every draw
-    assert route < with_route < 2.0
+    assert with_route == route < 2.0
+    # no 财神, no 爆头 route: the leaf is the ready hand's own
+    info = read_seat(make_view("123m456m789p45s1z1z", caishen="9m", indicator="9m"))
+    state = hand_state(info)
+    assert strong.baotou_distance(state) == -1
+    without = _Search(info, 10_000).leaf(state, 8)
+    monkeypatch.setattr(strong, "BAOTOU_LEAF", True)
+    assert _Search(info, 10_000).leaf(state, 8) == without > 0
 
 
 def test_strong_search_wins_on_any_draw_once_baotou_ready_rules_7_3(
@@ -287,11 +289,6 @@ def test_strong_search_wins_on_any_draw_once_baotou_ready_rules_7_3(
     search = _Search(info, 10_000)
     assert search.after_draw(state, far, 4) == 2.0
     assert search.leaf(state, 1) == pytest.approx(search.r * 2.0)  # every draw wins
-    # a second 财神: 财飘 first (M=4 a go-around later) beats 爆头 now (M=2)
-    two = hand_state(read_seat(make_view("123m456m789p12sPP")))
-    assert an.baotou_ready(two)
-    piao = search.r * 4 - (1 - search.r) * strong.LOSS
-    assert search.after_draw(two, far, 4) == search.baotou_m(2) == piao > 2.0
     monkeypatch.setattr(strong, "BAOTOU_LEAF", False)  # the bot before: near draws only
     flat = _Search(info, 10_000)
     assert flat.after_draw(state, far, 4) == flat.leaf(state, 4) < 2.0

@@ -73,10 +73,6 @@ this go-around, besides our own draw; 0: own draws only (the bot before 2026-12-
 BAOTOU_IN_SEARCH = True
 """The search turns a plain win down for a 爆头-ready hand where the root would (off: the
 bot before 2026-12-02)."""
-BAOTOU_SWITCH = True
-"""With ``BAOTOU_LEAF``: a ready hand one exchange from 爆头-ready may win on its waits or
-turn 爆头-ready first, and a 爆头-ready hand with a second 财神 counts its 财飘 (off: the
-better of the two routes alone, M=2)."""
 BAOTOU_LEAF = True
 """The leaf of a hand holding a 财神 also values the 爆头 route: the draws needed until the
 hand minus one 财神 is complete, then any draw wins with M=2 (off: the ready hand's own
@@ -235,23 +231,12 @@ class _Search:
         if BAOTOU_LEAF and s >= 0 and state[1]:
             # RULES §7.3, §9.1: the 爆头 route, n exchanges until the hand minus one 财神
             # is complete (each as hard as a step of a hand without that 财神), then any
-            # draw wins with M=2, or more after 财飘 with a second 财神
-            n = baotou_distance(state)
-            ready = self.baotou_m(state[1])
-            if n == 0:
-                wm = max(wm, ready)
+            # draw wins with M=2
             value = _chain(stages, w, wm, self.r, d)
+            n = baotou_distance(state)
             if n > 0:
                 route = [1.0] + [_typical(j, state[1] - 1) for j in range(n)]
-                value = max(value, _chain(route, 1.0, ready, self.r, d))
-            if n == 1 and s == 0 and BAOTOU_SWITCH:
-                # a ready hand may win on its waits or, first, be made 爆头-ready
-                c = _typical(0, state[1] - 1)
-                f = 0.0
-                for i in range(max(d, 0)):
-                    f = self.r * (wm + (1 - w) * (c * (self.r * ready if i else 0.0)
-                                                  + (1 - c) * f))
-                value = max(value, f)
+                value = max(value, _chain(route, 1.0, 2.0, self.r, d))
         else:
             value = _chain(stages, w, wm, self.r, d) if s >= 0 else 0.0
         self._h[key] = value
@@ -262,16 +247,6 @@ class _Search:
         """A 爆头-ready state wins on any draw (RULES §7.3), though ``an.useful`` lists only
         the draws near its tiles (off with ``BAOTOU_LEAF``: the bot before 2026-12-03)."""
         return BAOTOU_LEAF and state[1] > 0 and an.baotou_ready(state)
-
-    def baotou_m(self, wilds: int) -> float:
-        """What a 爆头-ready hand holding ``wilds`` 财神 expects from its next draw, in M
-        (RULES §9.1): 2, or with a second 财神, 2^(1+j) after ``j`` 财飘, each a
-        go-around later (an opponent may win first: ``LOSS``)."""
-        best = 2.0
-        for j in range(1, wilds if BAOTOU_SWITCH else 1):
-            later = self.r ** j
-            best = max(best, later * (1 << (1 + j)) - (1 - later) * LOSS)
-        return best
 
     def after_draw(self, state: an.State, draw: int, d: int, win_factor: int = 1) -> float:
         """Value of the 13-tile ``state`` once ``draw`` is drawn, ``d`` own draws left."""
@@ -290,8 +265,6 @@ class _Search:
             return best
         if s == 0:
             m = float(win_factor * an.win_multiplier(state, draw, self.must))
-            if every:  # or 财飘 first with a second 财神 (RULES §9.1)
-                m = max(m, win_factor * self.baotou_m(state[1] + (draw == an.WILD)))
             if BAOTOU_IN_SEARCH and m <= 1 and d > 0 and (state[1] or draw == an.WILD):
                 # as at the root: a plain win may be turned down for a 爆头-ready hand
                 full = an.add(state, draw)
