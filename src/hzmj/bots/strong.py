@@ -18,7 +18,12 @@ from the tiles the seat cannot see, RULES §13):
   Before the hand is ready, a go-around also offers the others' discards: the useful
   kinds a pong (any other seat) or a chow (the player before us) could take add
   ``CLAIM_SHARE`` × their chance of being discarded to the current step's chance
-  (RULES §6.3; the winning tile itself must be drawn, §8.1).
+  (RULES §6.3; the winning tile itself must be drawn, §8.1).  A hand holding a 财神
+  is also valued along the **爆头 route** (``BAOTOU_LEAF``): :func:`baotou_distance`
+  exchanges until the hand minus one 财神 is complete, then any draw wins with M=2
+  (RULES §7.3, §9.1); the leaf takes the better route.  A 爆头-ready state wins on
+  every draw, also on the draws :func:`hzmj.bots.analysis.useful` does not list (it
+  lists only kinds near the held tiles).
 * **the search plays its draws as the bot would**: a winning draw may be turned down
   for a 爆头-ready hand, as at the root (``BAOTOU_IN_SEARCH``); a non-winning draw that
   touches the hand may be kept for a better shape at the same shanten (改良).
