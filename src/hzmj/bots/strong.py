@@ -81,7 +81,7 @@ bot before 2026-12-02)."""
 BAOTOU_LEAF = True
 """The leaf of a hand holding a 财神 also values the 爆头 route: the draws needed until the
 hand minus one 财神 is complete, then any draw wins with M=2 (off: the ready hand's own
-waits only, the bot before 2026-12-03)."""
+waits only, the bot before the 爆头 route of 2026-12-02)."""
 LOSS = 0.35
 """What an opponent's win costs, in units of our own win's M (we pay one share of three)."""
 FEED_RISK = 0.02
@@ -233,24 +233,21 @@ class _Search:
         # stage uses the state's own useful draws, later ones the typical chances
         stages = [_typical(j, state[1]) for j in range(max(s, 0) + 1)]
         stages[-1] = q
-        if BAOTOU_LEAF and s >= 0 and state[1]:
+        value = _chain(stages, w, wm, self.r, d) if s >= 0 else 0.0
+        n = baotou_distance(state) if BAOTOU_LEAF and s >= 0 else -1
+        if n > 0:
             # RULES §7.3, §9.1: the 爆头 route, n exchanges until the hand minus one 财神
             # is complete (each as hard as a step of a hand without that 财神), then any
             # draw wins with M=2
-            value = _chain(stages, w, wm, self.r, d)
-            n = baotou_distance(state)
-            if n > 0:
-                route = [1.0] + [_typical(j, state[1] - 1) for j in range(n)]
-                value = max(value, _chain(route, 1.0, 2.0, self.r, d))
-        else:
-            value = _chain(stages, w, wm, self.r, d) if s >= 0 else 0.0
+            route = [1.0] + [_typical(j, state[1] - 1) for j in range(n)]
+            value = max(value, _chain(route, 1.0, 2.0, self.r, d))
         self._h[key] = value
         return value
 
     @staticmethod
     def _every_draw_wins(state: an.State) -> bool:
         """A 爆头-ready state wins on any draw (RULES §7.3), though ``an.useful`` lists only
-        the draws near its tiles (off with ``BAOTOU_LEAF``: the bot before 2026-12-03)."""
+        the draws near its tiles (off with ``BAOTOU_LEAF``: the bot before the 爆头 route of 2026-12-02)."""
         return BAOTOU_LEAF and state[1] > 0 and an.baotou_ready(state)
 
     def after_draw(self, state: an.State, draw: int, d: int, win_factor: int = 1) -> float:
