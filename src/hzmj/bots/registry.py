@@ -34,8 +34,8 @@ expert's search did not beat it (``expert@8,strong,efficiency,efficiency``, 3,20
 duplicate hands over balanced seatings: expert − strong = −0.54 points a hand, p 0.007),
 and the strong bot's 改良 search with claims in its leaf (2026-12-02) added +0.245 a hand
 over its earlier self (one-seat arenas, 400 deals, p 0.0009), the 爆头 route in its leaf
-+0.176 more (p 0.003): +0.42 over the bot of issue 15's filing, +1.06 a hand over the
-efficiency bot (docs/bots.md)."""
++0.176 more (p 0.003): +0.33 a hand over the bot of issue 15's filing and +1.08 over the
+efficiency bot (550 deals; docs/bots.md)."""
 
 SEES_ALL: Final = frozenset({"oracle"})
 """Bots that read hidden tiles: never at a table with a human (RULES §13)."""
