@@ -33,7 +33,7 @@ import httpx
 import redis
 from sqlalchemy import text
 
-from bench_server import free_port, make_table, player
+from bench_server import Window, free_port, make_table, player
 from hzmj.server.config import database_url
 from hzmj.server.storage import make_engine
 
@@ -43,7 +43,8 @@ def start_node(name: str, port: int, db: str, redis_url: str, args: argparse.Nam
     env = {**os.environ, "HZMJ_BOT_DELAY": str(args.bot_delay), "HZMJ_HAND_PAUSE": "0",
            "HZMJ_RATE_PER_SECOND": "1000", "HZMJ_RATE_BURST": "1000",
            "HZMJ_LEASE_TTL": str(args.ttl), "HZMJ_AWAY_GRACE": "1e9",
-           "HZMJ_TIME_SCALE": "1000"}
+           "HZMJ_TIME_SCALE": "1000",
+           "HZMJ_CREATE_BURST": "100000"}  # one client creates every table
     return subprocess.Popen(
         [sys.executable, "-m", "hzmj.server", "--port", str(port), "--db", db,
          "--log-level", "warning", "--redis", redis_url, "--node-id", name,
@@ -78,9 +79,12 @@ async def step(ports: list[int], r: redis.Redis, tables: int, seconds: float, wa
         by_name = {f"n{i}": port for i, port in enumerate(ports)}
         owners = [by_name[r.get(f"hzmj:lease:{room}").decode()]  # type: ignore[union-attr]
                   for room, _ in rooms]
+        window = Window()  # measured from warmup to seconds after the tables are made
         start = time.monotonic()
-        await asyncio.gather(*(player(port, http, room, token, seed + i, start + warmup,
-                                      start + seconds, latencies)
+        window.start, window.stop = start + warmup, start + seconds
+        count = [0, tables]  # players that have had their first prompt (unused here)
+        await asyncio.gather(*(player(port, http, room, token, seed + i, window,
+                                      asyncio.Event(), count, latencies)
                                for i, ((room, token), port) in enumerate(zip(rooms, owners,
                                                                              strict=True))))
     latencies.sort()
@@ -105,6 +109,11 @@ async def capacity(ports: list[int], r: redis.Redis, args: argparse.Namespace
     return held, steps
 
 
+def _text(value: object) -> str:
+    """A Redis reply as text (``b"n1"`` → ``"n1"``; none → ``""``)."""
+    return value.decode() if isinstance(value, bytes) else str(value or "")
+
+
 async def failover(ports: list[int], procs: list[subprocess.Popen[bytes]], db: str,
                    r: redis.Redis, bot: str) -> float:
     """Kill -9 the node owning the most of some all-bot tables; seconds until each of its
@@ -118,8 +127,10 @@ async def failover(ports: list[int], procs: list[subprocess.Popen[bytes]], db: s
                             headers=auth)
             await http.post(f"/api/rooms/{room}/start", headers=auth)
             rooms.append(room)
-    victim = "n1"
-    mine = [room for room in rooms if r.get(f"hzmj:lease:{room}") == victim.encode()]
+    owners = [_text(r.get(f"hzmj:lease:{room}")) for room in rooms]
+    victim = max(sorted(set(owners)), key=owners.count)  # the node owning the most
+    mine = [room for room, owner in zip(rooms, owners, strict=True) if owner == victim]
+    doomed = procs[int(victim.removeprefix("n"))]
     engine = make_engine(database_url(db))
 
     async def counts() -> dict[str, int]:
@@ -131,8 +142,8 @@ async def failover(ports: list[int], procs: list[subprocess.Popen[bytes]], db: s
 
     try:
         await asyncio.sleep(2)  # every table under way
-        procs[1].kill()
-        procs[1].wait()
+        doomed.kill()
+        doomed.wait()
         killed = time.monotonic()
         before = await counts()
         resumed: dict[str, float] = {}

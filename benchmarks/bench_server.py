@@ -60,8 +60,11 @@ def start_server(db: Path, port: int, bot_delay: float) -> subprocess.Popen[byte
 
 
 async def make_table(http: httpx.AsyncClient, seed: int, bot: str) -> tuple[str, str]:
-    room = (await http.post("/api/rooms", json={"rules": {"hands": 16}, "seed": seed,
-                                                "name": f"bench {seed}"})).json()["room_id"]
+    made = await http.post("/api/rooms", json={"rules": {"hands": 16}, "seed": seed,
+                                               "name": f"bench {seed}"})
+    if made.is_error:
+        raise SystemExit(f"the server did not make a room: {made.status_code} {made.text}")
+    room = made.json()["room_id"]
     token = (await http.post(f"/api/rooms/{room}/seats", json={"name": "p"})).json()["token"]
     auth = {"authorization": f"Bearer {token}"}
     for seat in (1, 2, 3):

@@ -324,9 +324,9 @@ class StrongBot(ExplainingBot):
 
     def __init__(self, seed: int = 0, budget_ms: int = DEFAULT_BUDGET_MS) -> None:
         """``budget_ms`` sets the leaf count (``LEAVES_PER_MS`` per ms), never a clock.
-        ``IMPROVE``, ``BAOTOU_IN_SEARCH`` and ``CLAIM_SHARE`` (module constants) off / 0
-        give the strong bot as it was before 2026-12-02 (``benchmarks/strong_variant.py``
-        plays it for paired measurements)."""
+        ``IMPROVE``, ``BAOTOU_IN_SEARCH``, ``CLAIM_SHARE`` and ``BAOTOU_LEAF`` (module
+        constants) off / 0 give the strong bot as it was before 2026-12-02
+        (``benchmarks/strong_variant.py`` plays it for paired measurements)."""
         self.seed = seed
         self.budget_ms = budget_ms
         self.leaves = budget_ms * LEAVES_PER_MS
