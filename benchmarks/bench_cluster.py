@@ -128,7 +128,10 @@ async def failover(ports: list[int], procs: list[subprocess.Popen[bytes]], db: s
             await http.post(f"/api/rooms/{room}/start", headers=auth)
             rooms.append(room)
     owners = [_text(r.get(f"hzmj:lease:{room}")) for room in rooms]
-    victim = max(sorted(set(owners)), key=owners.count)  # the node owning the most
+    held = sorted(set(owners) - {""})
+    if not held:
+        raise SystemExit("no node holds a lease on the failover rooms")
+    victim = max(held, key=owners.count)  # the node owning the most
     mine = [room for room, owner in zip(rooms, owners, strict=True) if owner == victim]
     doomed = procs[int(victim.removeprefix("n"))]
     engine = make_engine(database_url(db))

@@ -20,7 +20,7 @@ from hzmj.bots.strong import StrongBot, _Search
 from hzmj.events import Action, Chow, Discard, Kong, Pass, Pong, Win
 from hzmj.game import Match
 from hzmj.rules import Rules
-from hzmj.tiles import format_tiles, parse_tiles, tile, tile_name
+from hzmj.tiles import parse_tiles, tile, tile_name
 
 VARIANTS = [
     pytest.param({}, id="defaults"),
@@ -243,17 +243,27 @@ def test_baotou_distance_counts_exchanges_to_a_baotou_ready_hand_rules_7_3() -> 
         assert strong.baotou_distance(state) == want, hand
         if want >= 0:
             assert _exchanges_to_baotou(state, 1) == min(want, 2), hand
-    # against brute force on hands one or two exchanges from 爆头-ready
+    # against brute force: hands near 爆头-ready with 1–3 财神, 0–2 melds, seven pairs
     rng = random.Random(7)
-    for _ in range(12):
-        tiles = parse_tiles("123m456m789p123s")
-        tiles[rng.randrange(12)] = rng.randrange(27)
-        if rng.random() < 0.5:
-            tiles[rng.randrange(12)] = rng.randrange(27, 34)
-        if any(tiles.count(t) > 4 for t in tiles) or tile("5z") in tiles:
-            continue
-        state = hand_state(read_seat(make_view(format_tiles(tiles) + "P")))
-        assert min(strong.baotou_distance(state), 2) == _exchanges_to_baotou(state, 1), tiles
+    checked = 0
+    for base in ("123m456m789p123s", "234m567p345s789s", "112233m4455p66s"):
+        for _ in range(8):
+            tiles = parse_tiles(base)
+            for _ in range(rng.randint(1, 2)):
+                tiles[rng.randrange(len(tiles))] = rng.randrange(34)
+            wilds = rng.randint(1, 3)
+            melds = rng.randint(0, 2) if len(tiles) == 12 else 0
+            counts = [0] * 34
+            for t in tiles[3 * melds:-(wilds - 1) or None]:
+                counts[t] += 1
+            if max(counts) > 4 or counts[tile("5z")]:
+                continue
+            state = (tuple(counts), wilds, melds)
+            assert sum(counts) + wilds + 3 * melds == 13
+            want = _exchanges_to_baotou(state, 1)
+            assert min(strong.baotou_distance(state), 2) == want, state
+            checked += 1
+    assert checked >= 15
 
 
 def test_strong_leaf_values_the_baotou_route_rules_9_1(
@@ -266,10 +276,11 @@ def test_strong_leaf_values_the_baotou_route_rules_9_1(
     monkeypatch.setattr(strong, "BAOTOU_LEAF", False)
     plain = _Search(info, 10_000).leaf(state, 8)
     assert with_route > plain > 0
-    # the route: one step at the no-财神 winning chance, then any draw wins with M=2
-    search = _Search(info, 10_000)
-    route = strong._chain([1.0, strong._typical(0, 0)], 1.0, 2.0, search.r, 8)
-    assert with_route == route < 2.0
+    # the route: each of the 8 draws completes the sets with the no-财神 winning chance
+    # c = 0.095 (draws 1..7), after which the next draw wins for sure with M=2; r per draw
+    r, c = _Search(info, 10_000).r, strong.TYPICAL_USEFUL[0][0]
+    assert with_route == pytest.approx(sum((r * (1 - c)) ** (t - 1) * r * c * 2 * r
+                                           for t in range(1, 8)))
     # no 财神, no 爆头 route: the leaf is the ready hand's own
     info = read_seat(make_view("123m456m789p45s1z1z", caishen="9m", indicator="9m"))
     state = hand_state(info)

@@ -57,7 +57,7 @@ from hzmj.bots.efficiency import (
 from hzmj.bots.seat import SeatInfo, read_seat, remove_tiles
 from hzmj.events import Action, Chow, Discard, Kong, Pass, Pong, Win
 from hzmj.hand import shanten_counts
-from hzmj.tiles import NUM_KINDS, format_tiles
+from hzmj.tiles import NUM_KINDS, WHITE, format_tiles
 
 DEFAULT_BUDGET_MS = 100
 LEAVES_PER_MS = 4
@@ -148,27 +148,28 @@ def _typical(shanten: int, wilds: int) -> float:
     return TYPICAL_USEFUL[min(shanten, len(TYPICAL_USEFUL) - 1)][min(wilds, 2)]
 
 
-_HONOURS = range(27, NUM_KINDS)
-
-
 @lru_cache(maxsize=1 << 16)
 def baotou_distance(state: an.State) -> int:
     """Tile exchanges a 13-tile ``state`` needs before it is 爆头-ready (RULES §7.3: the
     hand minus one 财神 is complete, 4 sets or 6 pairs); 0 when it is, ``-1`` when it
-    holds no 财神 (or every honour kind, which the count below needs one of).
+    holds no 财神.
 
-    Counted as the shanten of the hand minus one 财神 plus a pair of an honour kind it
-    does not hold: that pair is then the hand's pair and the rest must be sets (a
-    decomposition using the pair in a set with a 财神 frees another pair for the same
-    count), so a complete count is a 爆头-ready hand."""
+    Counted as the shanten of the hand minus one 财神 plus a pair of white dragons, a
+    kind no state from :func:`hzmj.bots.efficiency.hand_state` holds (a white dragon is
+    a 财神 or plays as the 财神 kind, RULES §5.2): that pair is then the hand's pair and
+    the rest must be sets (a reading that puts the pair in a set with a 财神 frees
+    another pair at the same count), so a complete count is a 爆头-ready hand."""
     counts, wilds, melds = state
     if wilds <= 0:
         return -1
-    absent = next((k for k in _HONOURS if not counts[k]), None)
-    if absent is None:
-        return -1
     c = list(counts)
-    c[absent] = 2
+    if c[WHITE]:  # not from hand_state; any other honour kind the hand lacks will do
+        absent = next((k for k in range(27, NUM_KINDS) if not c[k]), None)
+        if absent is None:
+            return -1
+        c[absent] = 2
+    else:
+        c[WHITE] = 2
     return shanten_counts(c, wilds - 1, melds) + 1
 
 
@@ -248,7 +249,7 @@ class _Search:
     def _every_draw_wins(state: an.State) -> bool:
         """A 爆头-ready state wins on any draw (RULES §7.3), though ``an.useful`` lists only
         the draws near its tiles (off with ``BAOTOU_LEAF``: the bot before the 爆头 route of 2026-12-02)."""
-        return BAOTOU_LEAF and state[1] > 0 and an.baotou_ready(state)
+        return BAOTOU_LEAF and an.baotou_ready(state)
 
     def after_draw(self, state: an.State, draw: int, d: int, win_factor: int = 1) -> float:
         """Value of the 13-tile ``state`` once ``draw`` is drawn, ``d`` own draws left."""
