@@ -70,6 +70,11 @@ async def reset(db: str, r: redis.Redis) -> None:
     r.flushdb()
 
 
+def _text(value: object) -> str:
+    """A Redis reply as text (``b"n1"`` → ``"n1"``; none → ``""``)."""
+    return value.decode() if isinstance(value, bytes) else str(value or "")
+
+
 async def step(ports: list[int], r: redis.Redis, tables: int, seconds: float, warmup: float,
                bot: str, seed: int) -> float:
     """Add ``tables`` tables, play them for ``seconds``; the players' p99 latency (ms)."""
@@ -77,8 +82,7 @@ async def step(ports: list[int], r: redis.Redis, tables: int, seconds: float, wa
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{ports[0]}", timeout=120) as http:
         rooms = await asyncio.gather(*(make_table(http, seed + i, bot) for i in range(tables)))
         by_name = {f"n{i}": port for i, port in enumerate(ports)}
-        owners = [by_name[r.get(f"hzmj:lease:{room}").decode()]  # type: ignore[union-attr]
-                  for room, _ in rooms]
+        owners = [by_name[_text(r.get(f"hzmj:lease:{room}"))] for room, _ in rooms]
         window = Window()  # measured from warmup to seconds after the tables are made
         start = time.monotonic()
         window.start, window.stop = start + warmup, start + seconds
@@ -107,11 +111,6 @@ async def capacity(ports: list[int], r: redis.Redis, args: argparse.Namespace
             break
         held = total
     return held, steps
-
-
-def _text(value: object) -> str:
-    """A Redis reply as text (``b"n1"`` → ``"n1"``; none → ``""``)."""
-    return value.decode() if isinstance(value, bytes) else str(value or "")
 
 
 async def failover(ports: list[int], procs: list[subprocess.Popen[bytes]], db: str,
