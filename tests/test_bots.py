@@ -229,8 +229,8 @@ def _exchanges_to_baotou(state: an.State, limit: int) -> int:
     for n in range(limit + 1):
         if any(an.baotou_ready(x) for x in frontier):
             return n
-        frontier = {an.remove(an.add(x, k), y) for x in frontier for k in range(34)
-                    if x[0][k] < 4 for y in range(34) if an.add(x, k)[0][y] and y != k}
+        frontier = {an.remove(full, y) for x in frontier for k in range(34) if x[0][k] < 4
+                    for full in (an.add(x, k),) for y in range(34) if full[0][y] and y != k}
     return limit + 1
 
 
@@ -252,7 +252,7 @@ def test_baotou_distance_counts_exchanges_to_a_baotou_ready_hand_rules_7_3() -> 
             for _ in range(rng.randint(1, 2)):
                 tiles[rng.randrange(len(tiles))] = rng.randrange(34)
             wilds = rng.randint(1, 3)
-            melds = rng.randint(0, 2) if len(tiles) == 12 else 0
+            melds = rng.randint(0, 2)
             counts = [0] * 34
             for t in tiles[3 * melds:-(wilds - 1) or None]:
                 counts[t] += 1

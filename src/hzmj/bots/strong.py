@@ -248,7 +248,8 @@ class _Search:
     @staticmethod
     def _every_draw_wins(state: an.State) -> bool:
         """A 爆头-ready state wins on any draw (RULES §7.3), though ``an.useful`` lists only
-        the draws near its tiles (off with ``BAOTOU_LEAF``: the bot before the 爆头 route of 2026-12-02)."""
+        the draws near its tiles (off with ``BAOTOU_LEAF``: the bot before the 爆头 route
+        of 2026-12-02)."""
         return BAOTOU_LEAF and an.baotou_ready(state)
 
     def after_draw(self, state: an.State, draw: int, d: int, win_factor: int = 1) -> float:
