@@ -299,10 +299,34 @@ def test_strong_search_wins_on_any_draw_once_baotou_ready_rules_7_3(
     assert an.baotou_ready(state) and far not in an.useful(state)
     search = _Search(info, 10_000)
     assert search.after_draw(state, far, 4) == 2.0
-    assert search.leaf(state, 1) == pytest.approx(search.r * 2.0)  # every draw wins
+    # every draw wins: M=2, or 财飘 (M=4 on the next draw) when the draw is a second 财神
+    r, wild = search.r, search.p[an.WILD]
+    piao = r * 4 - (1 - r) * strong.LOSS
+    assert search.leaf(state, 1) == pytest.approx(r * ((1 - wild) * 2.0 + wild * piao))
+    monkeypatch.setattr(strong, "PIAO_IN_SEARCH", False)
+    assert _Search(info, 10_000).leaf(state, 1) == pytest.approx(r * 2.0)
     monkeypatch.setattr(strong, "BAOTOU_LEAF", False)  # the bot before: near draws only
     flat = _Search(info, 10_000)
     assert flat.after_draw(state, far, 4) == flat.leaf(state, 4) < 2.0
+
+
+def test_strong_search_plays_caipiao_as_the_root_does_rules_9_1(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # two 财神 (P P), 3 sets and 45s: 爆头-ready (one P fills the run); a 3s or 6s frees
+    # both 财神, so the hand throws one for 财飘 and wins the next draw at M=4
+    info = read_seat(make_view("123m456m789p45sPP"))
+    state = hand_state(info)
+    assert state[1] == 2 and an.baotou_ready(state)
+    search = _Search(info, 10_000)
+    r = search.r
+    six, far = an.natural(tile("6s"), info.caishen), an.natural(tile("9s"), info.caishen)
+    assert search.after_draw(state, six, 4) == pytest.approx(r * 4 - (1 - r) * strong.LOSS)
+    assert search.after_draw(state, far, 4) == 2.0  # 爆头 now: the 财神 still fills the run
+    assert search.after_draw(state, six, 0) == 2.0  # no draw left to win it
+    # after a kong (the replacement draw doubles, 杠暴 M=4), 财飘 doubles that again
+    assert search.after_draw(state, six, 4, 2) == pytest.approx(r * 8 - (1 - r) * strong.LOSS)
+    monkeypatch.setattr(strong, "PIAO_IN_SEARCH", False)
+    assert _Search(info, 10_000).after_draw(state, six, 4) == 2.0
 
 
 def test_claims_only_when_they_help() -> None:

@@ -47,6 +47,7 @@ from hzmj.bots.base import Candidate, ExplainingBot, top_with
 from hzmj.bots.efficiency import (
     OTHER_WIN_PER_DRAW,
     TOP,
+    WIN_VALUE,
     claim_candidates,
     current_win_multiplier,
     hand_state,
@@ -57,7 +58,7 @@ from hzmj.bots.efficiency import (
 from hzmj.bots.seat import SeatInfo, read_seat, remove_tiles
 from hzmj.events import Action, Chow, Discard, Kong, Pass, Pong, Win
 from hzmj.hand import shanten_counts
-from hzmj.tiles import NUM_KINDS, WHITE, format_tiles
+from hzmj.tiles import NUM_KINDS, WHITE, Tile, format_tiles
 
 DEFAULT_BUDGET_MS = 100
 LEAVES_PER_MS = 4
@@ -82,6 +83,20 @@ BAOTOU_LEAF = True
 """The leaf of a hand holding a 财神 also values the 爆头 route: the draws needed until the
 hand minus one 财神 is complete, then any draw wins with M=2 (off: the ready hand's own
 waits only, the bot before the 爆头 route of 2026-12-02)."""
+FEED_CLAIM = 0.0
+"""Expected cost, in our own win's M, of a discard an opponent claims (a chow or pong is
+a free step towards its win, RULES §6.3): :func:`claim_chance` times this is taken off
+each discard's value (0: off, the bot before the claim reading of 2026-12-02)."""
+FEED_CLAIM_TILES = 0.0
+"""The same cost where the efficiency ranking decides (above shanten
+``SEARCH_MAX_SHANTEN``), in its unit: useful tiles."""
+CHOW_TAKEN = 0.5
+"""Share of the chows a player could make on a discard that it does make (a chow must
+lower the efficiency bot's shanten; a pong nearly always does)."""
+PIAO_IN_SEARCH = True
+"""The search plays 财飘 as the root would: a 爆头 win whose hand stays 爆头-ready without
+one 财神 may throw that 财神 instead and win the next draw at twice the M (RULES §9.1;
+off: the bot before 2026-12-02's 财飘 search)."""
 LOSS = 0.35
 """What an opponent's win costs, in units of our own win's M (we pay one share of three)."""
 FEED_RISK = 0.02
@@ -225,8 +240,8 @@ class _Search:
             q = 1 - (1 - q) * (1 - min(1.0, CLAIM_SHARE * c))
         if s == 0:
             w = q
-            wm = sum(self.p.get(k, 0.0) * an.win_multiplier(state, k, self.must)
-                     for k in useful)
+            wm = sum(self.p.get(k, 0.0) * self._piao(state, k, an.win_multiplier(
+                state, k, self.must), d) for k in useful)
         else:
             w = _typical(0, state[1])
             wm = w * TYPICAL_MULTIPLIER
@@ -244,6 +259,18 @@ class _Search:
             value = max(value, _chain(route, 1.0, 2.0, self.r, d))
         self._h[key] = value
         return value
+
+    def _piao(self, state: an.State, draw: int, m: int, d: int) -> float:
+        """Value of a win with multiplier ``m`` on ``draw``, or of 财飘 instead where the
+        root would play it (RULES §9.1): the hand with ``draw`` stays 爆头-ready without
+        one 财神, so throwing it wins the next draw (``d`` draws left) at ``2m``."""
+        if not (PIAO_IN_SEARCH and m >= 2 and d > 0
+                and state[1] + (draw == an.WILD) >= 2):
+            return float(m)
+        after = an.remove(an.add(state, draw), an.WILD)
+        if not an.baotou_ready(after):
+            return float(m)
+        return max(float(m), self.r * 2 * m - (1 - self.r) * LOSS)
 
     @staticmethod
     def _every_draw_wins(state: an.State) -> bool:
@@ -268,7 +295,8 @@ class _Search:
                             best = max(best, self.leaf(after, d))
             return best
         if s == 0:
-            m = float(win_factor * an.win_multiplier(state, draw, self.must))
+            m = self._piao(state, draw, win_factor * an.win_multiplier(state, draw, self.must),
+                           d)
             if BAOTOU_IN_SEARCH and m <= 1 and d > 0 and (state[1] or draw == an.WILD):
                 # as at the root: a plain win may be turned down for a 爆头-ready hand
                 full = an.add(state, draw)
@@ -302,6 +330,51 @@ class _Search:
         """Value of a kong's 13-tile ``state`` before its replacement draw (RULES §6.4): a
         win on it doubles (杠开 2^t, 杠暴 2^(1+k), RULES §9.1)."""
         return sum(p * self.after_draw(state, k, self.draws, 2) for k, p in self.p.items())
+
+
+def claim_chance(info: SeatInfo, t: Tile) -> float:
+    """Rough chance (0…1) that an opponent claims our discard ``t`` (RULES §6.3): a pong
+    by any other seat holding two of it, a chow by the seat after us holding two tiles
+    that make a run with it (times :data:`CHOW_TAKEN`).  A copy we cannot see is in a
+    given opponent's hand with chance ``(1 − live / unseen) × its concealed tiles / the
+    unseen tiles outside the live wall``.  0 for a 财神 (never claimed, RULES §5.4)."""
+    if t == info.caishen:
+        return 0.0
+    total = info.unseen_total
+    off_wall = total - info.live
+    if total <= 0 or off_wall <= 0:
+        return 0.0
+
+    def held(o: int, k: int) -> tuple[float, int]:
+        u = info.unseen[k]
+        if not u:
+            return 0.0, 0
+        in_live = min(1.0, info.live / total)
+        concealed = 13 - 3 * (info.shown[o] if info.shown else 0)
+        return min(1.0, (1 - in_live) * concealed / off_wall), u
+
+    miss = 1.0
+    for o in range(info.players):
+        if o == info.seat:
+            continue
+        q, u = held(o, t)
+        pair = 1 - (1 - q) ** u - u * q * (1 - q) ** (u - 1) if u >= 2 else 0.0
+        miss *= 1 - pair
+    nat = an.natural(t, info.caishen)
+    if 0 <= nat < 27:
+        nxt = (info.seat + 1) % info.players
+        r = nat % 9
+        has: dict[int, float] = {}
+        for i in (-2, -1, 1, 2):
+            if 0 <= r + i <= 8:
+                k = an.physical(nat + i, info.caishen)
+                q, u = held(nxt, k) if k != info.caishen else (0.0, 0)
+                has[i] = 1 - (1 - q) ** u
+        run = 1.0
+        for a, b in ((-2, -1), (-1, 1), (1, 2)):
+            run *= 1 - has.get(a, 0.0) * has.get(b, 0.0)
+        miss *= 1 - CHOW_TAKEN * (1 - run)
+    return 1 - miss
 
 
 def _third_tan(info: SeatInfo, claim: Action) -> bool:
@@ -350,7 +423,7 @@ class StrongBot(ExplainingBot):
         lowest = ranked[0].shanten
         win_m = current_win_multiplier(info) if Win(seat) in legal else 0
         if lowest > SEARCH_MAX_SHANTEN and not win_m:
-            return turn_candidates(info, legal)
+            return self._ranked_turn(info, legal)
         state = hand_state(info)
         # declining a win leaves the others a go-around to win first (we would pay)
         decline = (1 - search.r) * LOSS if win_m else 0.0
@@ -359,8 +432,11 @@ class StrongBot(ExplainingBot):
             if r.shanten > lowest or (out and search.leaves <= 0):
                 break
             v = search.exact(an.remove(state, an.natural(r.tile, info.caishen)), search.draws)
-            # RULES §10.4: do not hand out a third 摊; §8.4: nor a level-3 discard win
+            # RULES §10.4: do not hand out a third 摊; §8.4: nor a level-3 discard win;
+            # §6.3: nor a claim
             v -= decline + FEED_RISK * r.feeds + DANGER_RISK * r.danger
+            if FEED_CLAIM:
+                v -= FEED_CLAIM * claim_chance(info, r.tile)
             detail = f"expected M {v:.3f}" + (f"; discard-win danger {r.danger:.2f}"
                                                if r.danger >= 0.05 else "")
             out.append(Candidate(Discard(seat, r.tile), v, detail))
@@ -385,6 +461,28 @@ class StrongBot(ExplainingBot):
         if win_m:
             out.append(Candidate(Win(seat), float(win_m), f"win now, M={win_m}"))
         out.sort(key=lambda c: -c.value)
+        return out
+
+    @staticmethod
+    def _ranked_turn(info: SeatInfo, legal: Sequence[Action]) -> list[Candidate]:
+        """The efficiency ranking, each discard less ``FEED_CLAIM_TILES`` times its
+        :func:`claim_chance` (RULES §6.3)."""
+        out = turn_candidates(info, legal)
+        if not FEED_CLAIM_TILES:
+            return out
+        # re-rank the discards among their own places: a win, 财飘 or kong keeps its place
+        slots = [i for i, c in enumerate(out)
+                 if isinstance(c.action, Discard) and c.value < WIN_VALUE]
+        fed = []
+        for i in slots:
+            c = out[i]
+            assert isinstance(c.action, Discard)
+            pc = claim_chance(info, c.action.tile)
+            fed.append(Candidate(c.action, c.value - FEED_CLAIM_TILES * pc,
+                                 c.detail + (f"; claim chance {pc:.2f}" if pc >= 0.05 else "")))
+        fed.sort(key=lambda c: -c.value)
+        for i, c in zip(slots, fed, strict=True):
+            out[i] = c
         return out
 
     def _claim(self, info: SeatInfo, search: _Search,
@@ -412,6 +510,8 @@ class StrongBot(ExplainingBot):
                     y = r.tile
                     v = search.exact(an.remove(after, an.natural(y, info.caishen)),
                                      search.draws) - DANGER_RISK * r.danger
+                    if FEED_CLAIM:
+                        v -= FEED_CLAIM * claim_chance(info, y)
                     if v > best:
                         best, best_t = v, y
                 label = "pong" if isinstance(a, Pong) else f"chow with {format_tiles(a.tiles)}"
