@@ -3,6 +3,7 @@ positions (RULES §5, §7.3, §9, §10.4), determinism, explanations and decisio
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import statistics
 import time
@@ -327,6 +328,41 @@ def test_strong_search_plays_caipiao_as_the_root_does_rules_9_1(
     assert search.after_draw(state, six, 4, 2) == pytest.approx(r * 8 - (1 - r) * strong.LOSS)
     monkeypatch.setattr(strong, "PIAO_IN_SEARCH", False)
     assert _Search(info, 10_000).after_draw(state, six, 4) == 2.0
+
+
+def test_claim_chance_of_a_discard_rules_6_3() -> None:
+    # flip mode, 财神 9m: 121 tiles unseen, 60 of them in the live wall
+    info = read_seat(make_view("1234m456p79s2377s1z", caishen="9m", indicator="9m", live=60))
+    total = info.unseen_total
+    q = (1 - 60 / total) * 13 / (total - 60)  # one unseen copy in one opponent's hand
+    # 7z: 4 unseen; a pong needs two in one of the three hands; honours are never chowed
+    u = info.unseen[tile("7z")]
+    pair = 1 - (1 - q) ** u - u * q * (1 - q) ** (u - 1)
+    assert strong.claim_chance(info, tile("7z")) == pytest.approx(1 - (1 - pair) ** 3)
+    # 1z: 3 unseen, a pong is less likely; a 财神 is never claimed (RULES §5.4)
+    assert 0 < strong.claim_chance(info, tile("1z")) < strong.claim_chance(info, tile("7z"))
+    assert strong.claim_chance(info, info.caishen) == 0.0
+    # a middle tile may also be chowed by the next seat: likelier than an honour
+    assert strong.claim_chance(info, tile("5p")) > strong.claim_chance(info, tile("7z"))
+    # opponents with declared sets hold fewer concealed tiles: less likely
+    shown = dataclasses.replace(info, shown=(0, 3, 3, 3))
+    assert strong.claim_chance(shown, tile("5p")) < strong.claim_chance(info, tile("5p"))
+
+
+def test_strong_charges_a_discard_its_claim_chance_rules_6_3(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    hand = "1234m456p79s2377s1z"  # shanten 1: the search values the discards
+    view = make_view(hand, caishen="9m", indicator="9m", last_draw="4m")
+    info = read_seat(view)
+    monkeypatch.setattr(strong, "FEED_CLAIM", 0.0)
+    plain = {c.action: c.value for c in StrongBot().explain(view, discards(hand))}
+    monkeypatch.setattr(strong, "FEED_CLAIM", 0.05)
+    charged = {c.action: c.value for c in StrongBot().explain(view, discards(hand))}
+    common = [a for a in plain if a in charged and isinstance(a, Discard)]
+    assert len(common) >= 2
+    for a in common:
+        assert isinstance(a, Discard)
+        assert charged[a] == pytest.approx(plain[a] - 0.05 * strong.claim_chance(info, a.tile))
 
 
 def test_claims_only_when_they_help() -> None:

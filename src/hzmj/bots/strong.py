@@ -25,8 +25,10 @@ from the tiles the seat cannot see, RULES §13):
   every draw, also on the draws :func:`hzmj.bots.analysis.useful` does not list (it
   lists only kinds near the held tiles).
 * **the search plays its draws as the bot would**: a winning draw may be turned down
-  for a 爆头-ready hand, as at the root (``BAOTOU_IN_SEARCH``); a non-winning draw that
-  touches the hand may be kept for a better shape at the same shanten (改良).
+  for a 爆头-ready hand, as at the root (``BAOTOU_IN_SEARCH``); a 爆头 win that stays
+  爆头-ready without one 财神 may throw it for 财飘 and win the next draw at twice the M
+  (``PIAO_IN_SEARCH``, RULES §9.1); a non-winning draw that touches the hand may be kept
+  for a better shape at the same shanten (改良).
 
 Root decisions: the top discards of the efficiency ranking are re-scored with ``Q``;
 kongs with one immediate replacement draw (a win on it counts double: 杠开 / 杠暴);
@@ -47,7 +49,6 @@ from hzmj.bots.base import Candidate, ExplainingBot, top_with
 from hzmj.bots.efficiency import (
     OTHER_WIN_PER_DRAW,
     TOP,
-    WIN_VALUE,
     claim_candidates,
     current_win_multiplier,
     hand_state,
@@ -87,9 +88,6 @@ FEED_CLAIM = 0.0
 """Expected cost, in our own win's M, of a discard an opponent claims (a chow or pong is
 a free step towards its win, RULES §6.3): :func:`claim_chance` times this is taken off
 each discard's value (0: off, the bot before the claim reading of 2026-12-02)."""
-FEED_CLAIM_TILES = 0.0
-"""The same cost where the efficiency ranking decides (above shanten
-``SEARCH_MAX_SHANTEN``), in its unit: useful tiles."""
 CHOW_TAKEN = 0.5
 """Share of the chows a player could make on a discard that it does make (a chow must
 lower the efficiency bot's shanten; a pong nearly always does)."""
@@ -423,7 +421,7 @@ class StrongBot(ExplainingBot):
         lowest = ranked[0].shanten
         win_m = current_win_multiplier(info) if Win(seat) in legal else 0
         if lowest > SEARCH_MAX_SHANTEN and not win_m:
-            return self._ranked_turn(info, legal)
+            return turn_candidates(info, legal)
         state = hand_state(info)
         # declining a win leaves the others a go-around to win first (we would pay)
         decline = (1 - search.r) * LOSS if win_m else 0.0
@@ -461,28 +459,6 @@ class StrongBot(ExplainingBot):
         if win_m:
             out.append(Candidate(Win(seat), float(win_m), f"win now, M={win_m}"))
         out.sort(key=lambda c: -c.value)
-        return out
-
-    @staticmethod
-    def _ranked_turn(info: SeatInfo, legal: Sequence[Action]) -> list[Candidate]:
-        """The efficiency ranking, each discard less ``FEED_CLAIM_TILES`` times its
-        :func:`claim_chance` (RULES §6.3)."""
-        out = turn_candidates(info, legal)
-        if not FEED_CLAIM_TILES:
-            return out
-        # re-rank the discards among their own places: a win, 财飘 or kong keeps its place
-        slots = [i for i, c in enumerate(out)
-                 if isinstance(c.action, Discard) and c.value < WIN_VALUE]
-        fed = []
-        for i in slots:
-            c = out[i]
-            assert isinstance(c.action, Discard)
-            pc = claim_chance(info, c.action.tile)
-            fed.append(Candidate(c.action, c.value - FEED_CLAIM_TILES * pc,
-                                 c.detail + (f"; claim chance {pc:.2f}" if pc >= 0.05 else "")))
-        fed.sort(key=lambda c: -c.value)
-        for i, c in zip(slots, fed, strict=True):
-            out[i] = c
         return out
 
     def _claim(self, info: SeatInfo, search: _Search,
