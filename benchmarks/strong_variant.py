@@ -1,7 +1,7 @@
 """Run ``arena_resumable.py`` with the strong bot's settings changed, for paired trials.
 
     uv run python benchmarks/strong_variant.py \\
-        IMPROVE=0,BAOTOU_IN_SEARCH=0,CLAIM_SHARE=0,BAOTOU_LEAF=0 \\
+        IMPROVE=0,BAOTOU_IN_SEARCH=0,CLAIM_SHARE=0,BAOTOU_LEAF=0,PIAO_IN_SEARCH=0,FEED_CLAIM=0 \\
         --bots strong,efficiency,efficiency,efficiency --hands 400 --seed 1 \\
         --out /tmp/strong-before.jsonl --workers 2
     uv run python benchmarks/pair_runs.py /tmp/strong-now.jsonl strong \\
@@ -9,7 +9,8 @@
 
 The first argument lists ``KEY=VALUE`` settings, comma-separated (``""`` for none):
 each key is a module constant of :mod:`hzmj.bots.strong` (``IMPROVE``, ``CLAIM_SHARE``,
-``BAOTOU_IN_SEARCH``, ``BAOTOU_LEAF``, ``SEARCH_MAX_SHANTEN``, ``IMPROVE_MAX_SHANTEN``,
+``BAOTOU_IN_SEARCH``, ``BAOTOU_LEAF``, ``PIAO_IN_SEARCH``, ``FEED_CLAIM``, ``LOSS``,
+``SEARCH_MAX_SHANTEN``, ``IMPROVE_MAX_SHANTEN``,
 ``LEAVES_PER_MS``, …), given as a number, ``0``/``1`` for a flag.  The rest is passed to
 ``arena_resumable.py``; every seat named ``strong`` (and the expert's prior) plays the
 changed bot.  The arena's worker processes are forked from this one, so they inherit

@@ -30,7 +30,9 @@ from the tiles the seat cannot see, RULES §13):
   (``PIAO_IN_SEARCH``, RULES §9.1); a non-winning draw that touches the hand may be kept
   for a better shape at the same shanten (改良).
 
-Root decisions: the top discards of the efficiency ranking are re-scored with ``Q``;
+Root decisions: the top discards of the efficiency ranking are re-scored with ``Q``,
+less ``FEED_CLAIM`` × :func:`claim_chance` (a discard an opponent chows or pongs is a
+free step towards its win, RULES §6.3);
 kongs with one immediate replacement draw (a win on it counts double: 杠开 / 杠暴);
 claims by comparing ``Q`` after the claim and the best discard with ``Q`` of passing;
 wins and 财飘 as in the efficiency bot.  The search width comes from the time budget
@@ -84,7 +86,7 @@ BAOTOU_LEAF = True
 """The leaf of a hand holding a 财神 also values the 爆头 route: the draws needed until the
 hand minus one 财神 is complete, then any draw wins with M=2 (off: the ready hand's own
 waits only, the bot before the 爆头 route of 2026-12-02)."""
-FEED_CLAIM = 0.0
+FEED_CLAIM = 0.1
 """Expected cost, in our own win's M, of a discard an opponent claims (a chow or pong is
 a free step towards its win, RULES §6.3): :func:`claim_chance` times this is taken off
 each discard's value (0: off, the bot before the claim reading of 2026-12-02)."""
@@ -397,8 +399,9 @@ class StrongBot(ExplainingBot):
 
     def __init__(self, seed: int = 0, budget_ms: int = DEFAULT_BUDGET_MS) -> None:
         """``budget_ms`` sets the leaf count (``LEAVES_PER_MS`` per ms), never a clock.
-        ``IMPROVE``, ``BAOTOU_IN_SEARCH``, ``CLAIM_SHARE`` and ``BAOTOU_LEAF`` (module
-        constants) off / 0 give the strong bot as it was before 2026-12-02
+        ``IMPROVE``, ``BAOTOU_IN_SEARCH``, ``CLAIM_SHARE``, ``BAOTOU_LEAF``,
+        ``PIAO_IN_SEARCH`` and ``FEED_CLAIM`` (module constants) off / 0 give the strong
+        bot as it was before 2026-12-02
         (``benchmarks/strong_variant.py`` plays it for paired measurements)."""
         self.seed = seed
         self.budget_ms = budget_ms
