@@ -21,7 +21,7 @@ from hzmj.bots.strong import StrongBot, _Search
 from hzmj.events import Action, Chow, Discard, Kong, Pass, Pong, Win
 from hzmj.game import Match
 from hzmj.rules import Rules
-from hzmj.tiles import parse_tiles, tile, tile_name
+from hzmj.tiles import WHITE, parse_tiles, tile, tile_name
 
 VARIANTS = [
     pytest.param({}, id="defaults"),
@@ -303,9 +303,10 @@ def test_strong_search_wins_on_any_draw_once_baotou_ready_rules_7_3(
     # every draw wins: M=2, or 财飘 (M=4 on the next draw) when the draw is a second 财神
     r, wild = search.r, search.p[an.WILD]
     piao = r * 4 - (1 - r) * strong.LOSS
-    assert search.leaf(state, 1) == pytest.approx(r * ((1 - wild) * 2.0 + wild * piao))
+    assert search.leaf(state, 2) == pytest.approx(r * ((1 - wild) * 2.0 + wild * piao))
+    assert search.leaf(state, 1) == pytest.approx(r * 2.0)  # no draw left to win the 财飘
     monkeypatch.setattr(strong, "PIAO_IN_SEARCH", False)
-    assert _Search(info, 10_000).leaf(state, 1) == pytest.approx(r * 2.0)
+    assert _Search(info, 10_000).leaf(state, 2) == pytest.approx(r * 2.0)
     monkeypatch.setattr(strong, "BAOTOU_LEAF", False)  # the bot before: near draws only
     flat = _Search(info, 10_000)
     assert flat.after_draw(state, far, 4) == flat.leaf(state, 4) < 2.0
@@ -334,7 +335,7 @@ def test_claim_chance_of_a_discard_rules_6_3() -> None:
     # flip mode, 财神 9m: 121 tiles unseen, 60 of them in the live wall
     info = read_seat(make_view("1234m456p79s2377s1z", caishen="9m", indicator="9m", live=60))
     total = info.unseen_total
-    q = (1 - 60 / total) * 13 / (total - 60)  # one unseen copy in one opponent's hand
+    q = 13 / total  # one unseen copy in one opponent's hand
     # 7z: 4 unseen; a pong needs two in one of the three hands; honours are never chowed
     u = info.unseen[tile("7z")]
     pair = 1 - (1 - q) ** u - u * q * (1 - q) ** (u - 1)
@@ -347,6 +348,20 @@ def test_claim_chance_of_a_discard_rules_6_3() -> None:
     # opponents with declared sets hold fewer concealed tiles: less likely
     shown = dataclasses.replace(info, shown=(0, 3, 3, 3))
     assert strong.claim_chance(shown, tile("5p")) < strong.claim_chance(info, tile("5p"))
+    # a 1 can only be chowed with 23: less likely than a 2 (13 or 34 too)
+    assert strong.claim_chance(info, tile("1p")) < strong.claim_chance(info, tile("2p"))
+    # flip mode, 财神 5m: a white dragon plays as 5m, so it can chow a 4m (RULES §5.2)
+    info = read_seat(make_view("1234m456p79s2377s1z", caishen="5m", indicator="5m"))
+    none = dataclasses.replace(info, unseen=tuple(0 if k == WHITE else u
+                                                  for k, u in enumerate(info.unseen)))
+    assert strong.claim_chance(none, tile("4m")) < strong.claim_chance(info, tile("4m"))
+
+
+def test_drop_bamboo_leaves_no_bamboo_unseen_rules_3() -> None:
+    rules = Rules(players=2, drop_bamboo=True)
+    info = read_seat(make_view("1234m456p1z2z3z4z6z7z", players=2, rules=rules))
+    assert all(info.unseen[k] == 0 for k in range(18, 27))  # no bamboo in the wall
+    assert info.unseen_total == 4 * 25 - 13  # 25 kinds, 100 tiles in play, 13 held
 
 
 def test_strong_charges_a_discard_its_claim_chance_rules_6_3(

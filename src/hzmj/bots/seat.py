@@ -14,7 +14,7 @@ from typing import Any
 
 from hzmj.hand import split_wilds
 from hzmj.rules import Rules
-from hzmj.tiles import NUM_KINDS, WHITE, Tile, tile
+from hzmj.tiles import NUM_KINDS, WHITE, Tile, suit_of, tile
 
 _TAN_TYPES = ("chow", "pong", "exposed_kong", "added_kong")  # 补杠 keeps its pong's 摊
 
@@ -25,8 +25,8 @@ class SeatInfo:
 
     ``concealed``: own concealed tiles (physical kinds); ``melds``: own declared sets;
     ``unseen[k]``: copies of kind ``k`` the seat cannot see (4 − own − visible
-    elsewhere, never below 0); ``tan[(taker, giver)]``: 摊 counts read from the melds
-    (RULES §6.5); ``draws_left``: own draws the live wall still allows (about);
+    elsewhere, never below 0; 0 for bamboo under ``drop_bamboo``);
+    ``tan[(taker, giver)]``: 摊 counts read from the melds (RULES §6.5); ``draws_left``: own draws the live wall still allows (about);
     ``shown[i]``: seat i's declared sets; ``discarded[i]``: the kinds seat i discarded;
     ``lock``: the seat whose 财神 lock holds (RULES §5.5), if any.
     """
@@ -98,7 +98,8 @@ def read_seat(view: dict[str, Any]) -> SeatInfo:
                 key = (p["seat"], m["from"])
                 tan[key] = tan.get(key, 0) + 1
     # a 财神 kind has only 3 copies in flip mode beside the indicator; never below zero
-    unseen = tuple(max(0, 4 - s) for s in seen)
+    unseen = tuple(0 if rules.drop_bamboo and suit_of(k) == 2 else max(0, 4 - s)
+                   for k, s in enumerate(seen))  # 缺一门: no bamboo in play (RULES §3)
     claim = view["claim"]
     return SeatInfo(
         seat=seat,

@@ -240,8 +240,9 @@ class _Search:
             q = 1 - (1 - q) * (1 - min(1.0, CLAIM_SHARE * c))
         if s == 0:
             w = q
+            # 财飘 on a draw needs one more draw to win: d − 1 left after it
             wm = sum(self.p.get(k, 0.0) * self._piao(state, k, an.win_multiplier(
-                state, k, self.must), d) for k in useful)
+                state, k, self.must), d - 1) for k in useful)
         else:
             w = _typical(0, state[1])
             wm = w * TYPICAL_MULTIPLIER
@@ -261,9 +262,11 @@ class _Search:
         return value
 
     def _piao(self, state: an.State, draw: int, m: int, d: int) -> float:
-        """Value of a win with multiplier ``m`` on ``draw``, or of 财飘 instead where the
-        root would play it (RULES §9.1): the hand with ``draw`` stays 爆头-ready without
-        one 财神, so throwing it wins the next draw (``d`` draws left) at ``2m``."""
+        """Value of a win with multiplier ``m`` on ``draw``, or of 财飘 instead (RULES
+        §9.1): the hand with ``draw`` stays 爆头-ready without one 财神, so throwing it
+        wins the next draw (``d`` draws left after this one) at ``2m``; the go-around
+        that waits costs ``LOSS`` as a declined win does in the search (the root's
+        ``piao_value`` weighs it by its own reach probability)."""
         if not (PIAO_IN_SEARCH and m >= 2 and d > 0
                 and state[1] + (draw == an.WILD) >= 2):
             return float(m)
@@ -336,22 +339,21 @@ def claim_chance(info: SeatInfo, t: Tile) -> float:
     """Rough chance (0…1) that an opponent claims our discard ``t`` (RULES §6.3): a pong
     by any other seat holding two of it, a chow by the seat after us holding two tiles
     that make a run with it (times :data:`CHOW_TAKEN`).  A copy we cannot see is in a
-    given opponent's hand with chance ``(1 − live / unseen) × its concealed tiles / the
-    unseen tiles outside the live wall``.  0 for a 财神 (never claimed, RULES §5.4)."""
+    given opponent's hand with chance ``its concealed tiles / the tiles we cannot see``
+    (13 less 3 a declared set).  0 for a 财神 (never claimed, RULES §5.4), and when the
+    live wall holds every tile we cannot see."""
     if t == info.caishen:
         return 0.0
     total = info.unseen_total
-    off_wall = total - info.live
-    if total <= 0 or off_wall <= 0:
+    if total <= 0 or total <= info.live:
         return 0.0
 
     def held(o: int, k: int) -> tuple[float, int]:
         u = info.unseen[k]
         if not u:
             return 0.0, 0
-        in_live = min(1.0, info.live / total)
         concealed = 13 - 3 * (info.shown[o] if info.shown else 0)
-        return min(1.0, (1 - in_live) * concealed / off_wall), u
+        return min(1.0, concealed / total), u
 
     miss = 1.0
     for o in range(info.players):
@@ -368,7 +370,7 @@ def claim_chance(info: SeatInfo, t: Tile) -> float:
         for i in (-2, -1, 1, 2):
             if 0 <= r + i <= 8:
                 k = an.physical(nat + i, info.caishen)
-                q, u = held(nxt, k) if k != info.caishen else (0.0, 0)
+                q, u = held(nxt, k)  # a white dragon stands in for the 财神 kind
                 has[i] = 1 - (1 - q) ** u
         run = 1.0
         for a, b in ((-2, -1), (-1, 1), (1, 2)):
