@@ -26,7 +26,8 @@ class SeatInfo:
     ``concealed``: own concealed tiles (physical kinds); ``melds``: own declared sets;
     ``unseen[k]``: copies of kind ``k`` the seat cannot see (4 − own − visible
     elsewhere, never below 0; 0 for bamboo under ``drop_bamboo``);
-    ``tan[(taker, giver)]``: 摊 counts read from the melds (RULES §6.5); ``draws_left``: own draws the live wall still allows (about);
+    ``tan[(taker, giver)]``: 摊 counts read from the melds (RULES §6.5); ``draws_left``:
+    own draws the live wall still allows (about);
     ``shown[i]``: seat i's declared sets; ``discarded[i]``: the kinds seat i discarded;
     ``lock``: the seat whose 财神 lock holds (RULES §5.5), if any.
     """

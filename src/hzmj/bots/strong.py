@@ -122,9 +122,9 @@ TYPICAL_MULTIPLIER = 1.05
 """Mean M of a ready hand reached later (爆头-ready hands are rare)."""
 
 
-def _suit_neighbours(counts: Sequence[int], k: int) -> tuple[int, int, int, int]:
-    """Held counts of the kinds two and one rank below and one and two ranks above the
-    suited kind ``k`` (0 past the end of its suit)."""
+def _suit_neighbours(counts: Sequence[float], k: int) -> tuple[float, float, float, float]:
+    """Values (held counts, chances) of the kinds two and one rank below and one and two
+    ranks above the suited kind ``k`` in ``counts`` (0 past the end of its suit)."""
     r = k % 9
     a, b, c, d = (counts[k + i] if 0 <= r + i <= 8 else 0 for i in (-2, -1, 1, 2))
     return a, b, c, d
@@ -348,33 +348,30 @@ def claim_chance(info: SeatInfo, t: Tile) -> float:
     if total <= 0 or total <= info.live:
         return 0.0
 
-    def held(o: int, k: int) -> tuple[float, int]:
-        u = info.unseen[k]
-        if not u:
-            return 0.0, 0
-        concealed = 13 - 3 * (info.shown[o] if info.shown else 0)
-        return min(1.0, concealed / total), u
+    def share(o: int) -> float:
+        """Chance that one copy we cannot see is in seat ``o``'s concealed tiles."""
+        return min(1.0, (13 - 3 * (info.shown[o] if info.shown else 0)) / total)
 
     miss = 1.0
-    for o in range(info.players):
-        if o == info.seat:
-            continue
-        q, u = held(o, t)
-        pair = 1 - (1 - q) ** u - u * q * (1 - q) ** (u - 1) if u >= 2 else 0.0
-        miss *= 1 - pair
+    u = info.unseen[t]
+    if u >= 2:
+        for o in range(info.players):
+            if o != info.seat:
+                q = share(o)
+                pair = 1 - (1 - q) ** u - u * q * (1 - q) ** (u - 1)
+                miss *= 1 - pair
     nat = an.natural(t, info.caishen)
     if 0 <= nat < 27:
-        nxt = (info.seat + 1) % info.players
-        r = nat % 9
-        has: dict[int, float] = {}
-        for i in (-2, -1, 1, 2):
-            if 0 <= r + i <= 8:
-                k = an.physical(nat + i, info.caishen)
-                q, u = held(nxt, k)  # a white dragon stands in for the 财神 kind
-                has[i] = 1 - (1 - q) ** u
+        q = share((info.seat + 1) % info.players)
+        base = nat - nat % 9
+        # chance the next seat holds each kind of the suit (a white dragon stands in for
+        # the 财神 kind, RULES §5.2)
+        suit = [1 - (1 - q) ** info.unseen[an.physical(base + j, info.caishen)]
+                for j in range(9)]
+        lo2, lo1, hi1, hi2 = _suit_neighbours(suit, nat - base)
         run = 1.0
-        for a, b in ((-2, -1), (-1, 1), (1, 2)):
-            run *= 1 - has.get(a, 0.0) * has.get(b, 0.0)
+        for a, b in ((lo2, lo1), (lo1, hi1), (hi1, hi2)):
+            run *= 1 - a * b
         miss *= 1 - CHOW_TAKEN * (1 - run)
     return 1 - miss
 
