@@ -9,8 +9,9 @@
 
 The first argument lists ``KEY=VALUE`` settings, comma-separated (``""`` for none):
 each key is a module constant of :mod:`hzmj.bots.strong` (``IMPROVE``, ``CLAIM_SHARE``,
-``BAOTOU_IN_SEARCH``, ``BAOTOU_LEAF``, ``PIAO_IN_SEARCH``, ``FEED_CLAIM``, ``LOSS``,
-``SEARCH_MAX_SHANTEN``, ``IMPROVE_MAX_SHANTEN``,
+``BAOTOU_IN_SEARCH``, ``BAOTOU_LEAF``, ``PIAO_IN_SEARCH``, ``FEED_CLAIM``,
+``DEALER_WEIGHT``, ``LOSS``, ``SEARCH_MAX_SHANTEN``, ``CLAIM_SEARCH_MAX_SHANTEN``,
+``IMPROVE_MAX_SHANTEN``,
 ``LEAVES_PER_MS``, …), given as a number, ``0``/``1`` for a flag.  The rest is passed to
 ``arena_resumable.py``; every seat named ``strong`` (and the expert's prior) plays the
 changed bot.  The arena's worker processes are forked from this one, so they inherit

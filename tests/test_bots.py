@@ -364,7 +364,7 @@ def test_drop_bamboo_leaves_no_bamboo_unseen_rules_3() -> None:
     assert info.unseen_total == 4 * 25 - 13  # 25 kinds, 100 tiles in play, 13 held
 
 
-def test_strong_charges_a_discard_its_claim_chance_rules_6_3(
+def test_strong_charges_a_discard_its_claim_cost_rules_6_3(
         monkeypatch: pytest.MonkeyPatch) -> None:
     hand = "1234m456p79s2377s1z"  # shanten 1: the search values the discards
     view = make_view(hand, caishen="9m", indicator="9m", last_draw="4m")
@@ -377,7 +377,52 @@ def test_strong_charges_a_discard_its_claim_chance_rules_6_3(
     assert len(common) >= 2
     for a in common:
         assert isinstance(a, Discard)
-        assert charged[a] == pytest.approx(plain[a] - 0.05 * strong.claim_chance(info, a.tile))
+        assert charged[a] == pytest.approx(plain[a] - 0.05 * strong.claim_cost(info, a.tile))
+    # seat 0 deals in make_view: every seat's win costs alike, so the cost is the sum of
+    # the seats' chances
+    assert strong.loss_weights(info) == [0.0, 1.0, 1.0, 1.0]
+
+
+def test_loss_weights_follow_the_dealer_factor_rules_10_1() -> None:
+    view = make_view("1234m456p79s2377s1z", caishen="9m", indicator="9m")
+    info = read_seat(view)
+    assert strong.loss_weights(info) == [0.0, 1.0, 1.0, 1.0]  # we deal: each pays D
+    # seat 2 deals at level 3 (D = 8): its win costs us 8 M, another seat's 1 M, and our
+    # win brings 8 + 1 + 1 = 10 M
+    far = dataclasses.replace(info, dealer=2, level=3)
+    w = strong.loss_weights(far)
+    assert w == pytest.approx([0.0, 0.3, 2.4, 0.3])
+    assert sum(w) == pytest.approx(3.0)  # the mean stays 1
+    lvl1 = dataclasses.replace(info, dealer=1, level=1)  # D = 2: 2 / (2 + 1 + 1)
+    assert strong.loss_weights(lvl1) == pytest.approx([0.0, 1.5, 0.75, 0.75])
+
+
+def test_claim_cost_weighs_each_seat_by_its_win_rules_6_3_10_1(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    info = read_seat(make_view("1234m456p79s2377s1z", caishen="9m", indicator="9m", live=60))
+    for t in (tile("5p"), tile("7z")):
+        per_seat = strong.claim_chances(info, t)
+        assert per_seat[0] == 0.0 and all(0 < c < 1 for c in per_seat[1:])
+        # only the next seat may chow: a middle tile is likelier claimed by it
+        if t == tile("5p"):
+            assert per_seat[1] > per_seat[2] == pytest.approx(per_seat[3])
+        miss = 1.0
+        for c in per_seat:
+            miss *= 1 - c
+        assert strong.claim_chance(info, t) == pytest.approx(1 - miss)
+        for dealer, level in ((0, 1), (1, 3), (2, 2)):
+            seated = dataclasses.replace(info, dealer=dealer, level=level)
+            w = strong.loss_weights(seated)
+            assert strong.claim_cost(seated, t) == pytest.approx(
+                sum(c * x for c, x in zip(per_seat, w, strict=True)))
+        # feeding a level-3 dealer (the next seat, which may also chow) costs more than
+        # feeding a level-3 dealer across the table
+        assert (strong.claim_cost(dataclasses.replace(info, dealer=1, level=3), tile("5p"))
+                > strong.claim_cost(dataclasses.replace(info, dealer=2, level=3), tile("5p")))
+    assert strong.claim_chances(info, info.caishen) == [0.0] * 4
+    monkeypatch.setattr(strong, "DEALER_WEIGHT", False)
+    far = dataclasses.replace(info, dealer=2, level=3)
+    assert strong.claim_cost(far, tile("5p")) == strong.claim_chance(far, tile("5p"))
 
 
 def test_claims_only_when_they_help() -> None:

@@ -31,8 +31,9 @@ from the tiles the seat cannot see, RULES §13):
   for a better shape at the same shanten (改良).
 
 Root decisions: the top discards of the efficiency ranking are re-scored with ``Q``,
-less ``FEED_CLAIM`` × :func:`claim_chance` (a discard an opponent chows or pongs is a
-free step towards its win, RULES §6.3);
+less ``FEED_CLAIM`` × :func:`claim_cost` (a discard an opponent chows or pongs is a
+free step towards its win, RULES §6.3; each seat's claim weighs what its win would cost
+us, the dealer's the most, §10.1);
 kongs with one immediate replacement draw (a win on it counts double: 杠开 / 杠暴);
 claims by comparing ``Q`` after the claim and the best discard with ``Q`` of passing;
 wins and 财飘 as in the efficiency bot.  The search width comes from the time budget
@@ -70,6 +71,8 @@ decision never depends on the machine's speed."""
 
 SEARCH_MAX_SHANTEN = 1
 """Above this shanten the efficiency ranking decides (the search adds little there)."""
+CLAIM_SEARCH_MAX_SHANTEN = 1
+"""Above this shanten (before the claim) the efficiency ranking decides claims."""
 IMPROVE = True
 """The search values 改良: a draw that touches the hand but does not lower the shanten may
 be kept for a better shape (off: thrown back, the bot before 2026-12-02)."""
@@ -88,11 +91,15 @@ hand minus one 财神 is complete, then any draw wins with M=2 (off: the ready h
 waits only, the bot before the 爆头 route of 2026-12-02)."""
 FEED_CLAIM = 0.1
 """Expected cost, in our own win's M, of a discard an opponent claims (a chow or pong is
-a free step towards its win, RULES §6.3): :func:`claim_chance` times this is taken off
+a free step towards its win, RULES §6.3): :func:`claim_cost` times this is taken off
 each discard's value (0: off, the bot before the claim reading of 2026-12-02)."""
 CHOW_TAKEN = 0.5
 """Share of the chows a player could make on a discard that it does make (a chow must
 lower the efficiency bot's shanten; a pong nearly always does)."""
+DEALER_WEIGHT = True
+"""The claim cost weighs each seat by what its win costs us (:func:`loss_weights`: the
+dealer factor of RULES §10.1); off: every seat alike (the bot before 2026-12-02's
+fourth pass)."""
 PIAO_IN_SEARCH = True
 """The search plays 财飘 as the root would: a 爆头 win whose hand stays 爆头-ready without
 one 财神 may throw that 财神 instead and win the next draw at twice the M (RULES §9.1;
@@ -335,34 +342,32 @@ class _Search:
         return sum(p * self.after_draw(state, k, self.draws, 2) for k, p in self.p.items())
 
 
-def claim_chance(info: SeatInfo, t: Tile) -> float:
-    """Rough chance (0…1) that an opponent claims our discard ``t`` (RULES §6.3): a pong
-    by any other seat holding two of it, a chow by the seat after us holding two tiles
-    that make a run with it (times :data:`CHOW_TAKEN`).  A copy we cannot see is in a
-    given opponent's hand with chance ``its concealed tiles / the tiles we cannot see``
-    (13 less 3 a declared set).  0 for a 财神 (never claimed, RULES §5.4), and when the
-    live wall holds every tile we cannot see."""
-    if t == info.caishen:
-        return 0.0
+def claim_chances(info: SeatInfo, t: Tile) -> list[float]:
+    """Rough chance (0…1), for each seat, that it claims our discard ``t`` (RULES §6.3):
+    a pong by any other seat holding two of it, a chow by the seat after us holding two
+    tiles that make a run with it (times :data:`CHOW_TAKEN`); 0 for our own seat.  A copy
+    we cannot see is in a given opponent's hand with chance ``its concealed tiles / the
+    tiles we cannot see`` (13 less 3 a declared set).  All 0 for a 财神 (never claimed,
+    RULES §5.4), and when the live wall holds every tile we cannot see."""
+    out = [0.0] * info.players
     total = info.unseen_total
-    if total <= 0 or total <= info.live:
-        return 0.0
+    if t == info.caishen or total <= 0 or total <= info.live:
+        return out
 
     def share(o: int) -> float:
         """Chance that one copy we cannot see is in seat ``o``'s concealed tiles."""
         return min(1.0, (13 - 3 * (info.shown[o] if info.shown else 0)) / total)
 
-    miss = 1.0
     u = info.unseen[t]
     if u >= 2:
         for o in range(info.players):
             if o != info.seat:
                 q = share(o)
-                pair = 1 - (1 - q) ** u - u * q * (1 - q) ** (u - 1)
-                miss *= 1 - pair
+                out[o] = 1 - (1 - q) ** u - u * q * (1 - q) ** (u - 1)
     nat = an.natural(t, info.caishen)
     if 0 <= nat < 27:
-        q = share((info.seat + 1) % info.players)
+        nxt = (info.seat + 1) % info.players
+        q = share(nxt)
         base = nat - nat % 9
         # chance the next seat holds each kind of the suit (a white dragon stands in for
         # the 财神 kind, RULES §5.2)
@@ -372,8 +377,41 @@ def claim_chance(info: SeatInfo, t: Tile) -> float:
         run = 1.0
         for a, b in ((lo2, lo1), (lo1, hi1), (hi1, hi2)):
             run *= 1 - a * b
-        miss *= 1 - CHOW_TAKEN * (1 - run)
+        out[nxt] = 1 - (1 - out[nxt]) * (1 - CHOW_TAKEN * (1 - run))
+    return out
+
+
+def claim_chance(info: SeatInfo, t: Tile) -> float:
+    """Rough chance (0…1) that some opponent claims our discard ``t``: one minus the
+    chance that none of :func:`claim_chances` happens."""
+    miss = 1.0
+    for c in claim_chances(info, t):
+        miss *= 1 - c
     return 1 - miss
+
+
+def loss_weights(info: SeatInfo) -> list[float]:
+    """What each seat's win costs us relative to an even spread (RULES §10.1–10.3), per
+    seat; 0 for our own.  A win by seat ``o`` costs us ``f(o, us) × M`` and ours brings
+    ``Σ_x f(us, x) × M``, ``f`` being the dealer factor ``D = 2^level`` when the dealer is
+    one of the two, else 1; the weight is ``(players − 1) × f(o, us) / Σ_x f(us, x)``:
+    1 for every seat when we deal or at an even table, and, when another seat deals at
+    level 3 (4 players), 2.4 for the dealer and 0.3 for each other seat.  Their mean is
+    always 1, so only the split between the seats changes."""
+    d = 1 << info.level
+    f = [float(d if info.dealer in (o, info.seat) else 1) for o in range(info.players)]
+    f[info.seat] = 0.0
+    total = sum(f) or 1.0
+    return [(info.players - 1) * x / total for x in f]
+
+
+def claim_cost(info: SeatInfo, t: Tile) -> float:
+    """Expected claims of our discard ``t``, each weighted by what that seat's win costs
+    us (:func:`loss_weights` with ``DEALER_WEIGHT``; feeding a level-3 dealer costs 8
+    times what feeding another seat does), or :func:`claim_chance` without it."""
+    if not DEALER_WEIGHT:
+        return claim_chance(info, t)
+    return sum(c * w for c, w in zip(claim_chances(info, t), loss_weights(info), strict=True))
 
 
 def _third_tan(info: SeatInfo, claim: Action) -> bool:
@@ -436,7 +474,7 @@ class StrongBot(ExplainingBot):
             # §6.3: nor a claim
             v -= decline + FEED_RISK * r.feeds + DANGER_RISK * r.danger
             if FEED_CLAIM:
-                v -= FEED_CLAIM * claim_chance(info, r.tile)
+                v -= FEED_CLAIM * claim_cost(info, r.tile)
             detail = f"expected M {v:.3f}" + (f"; discard-win danger {r.danger:.2f}"
                                                if r.danger >= 0.05 else "")
             out.append(Candidate(Discard(seat, r.tile), v, detail))
@@ -466,7 +504,7 @@ class StrongBot(ExplainingBot):
     def _claim(self, info: SeatInfo, search: _Search,
                legal: Sequence[Action]) -> list[Candidate]:
         state = hand_state(info)
-        if any(isinstance(a, Win) for a in legal) or an.shanten(state) > SEARCH_MAX_SHANTEN:
+        if any(isinstance(a, Win) for a in legal) or an.shanten(state) > CLAIM_SEARCH_MAX_SHANTEN:
             return claim_candidates(info, [a for a in legal if not _third_tan(info, a)])
         assert info.claim_tile is not None
         t = info.claim_tile
@@ -489,7 +527,7 @@ class StrongBot(ExplainingBot):
                     v = search.exact(an.remove(after, an.natural(y, info.caishen)),
                                      search.draws) - DANGER_RISK * r.danger
                     if FEED_CLAIM:
-                        v -= FEED_CLAIM * claim_chance(info, y)
+                        v -= FEED_CLAIM * claim_cost(info, y)
                     if v > best:
                         best, best_t = v, y
                 label = "pong" if isinstance(a, Pong) else f"chow with {format_tiles(a.tiles)}"
