@@ -384,45 +384,81 @@ def test_strong_charges_a_discard_its_claim_cost_rules_6_3(
 
 
 def test_loss_weights_follow_the_dealer_factor_rules_10_1() -> None:
-    view = make_view("1234m456p79s2377s1z", caishen="9m", indicator="9m")
-    info = read_seat(view)
+    info = read_seat(make_view("1234m456p79s2377s1z", caishen="9m", indicator="9m"))
     assert strong.loss_weights(info) == [0.0, 1.0, 1.0, 1.0]  # we deal: each pays D
     # seat 2 deals at level 3 (D = 8): its win costs us 8 M, another seat's 1 M, and our
-    # win brings 8 + 1 + 1 = 10 M
+    # win brings 8 + 1 + 1 = 10 M: 3 × 8 / 10 and 3 × 1 / 10
     far = dataclasses.replace(info, dealer=2, level=3)
-    w = strong.loss_weights(far)
-    assert w == pytest.approx([0.0, 0.3, 2.4, 0.3])
-    assert sum(w) == pytest.approx(3.0)  # the mean stays 1
-    lvl1 = dataclasses.replace(info, dealer=1, level=1)  # D = 2: 2 / (2 + 1 + 1)
+    assert strong.loss_weights(far) == pytest.approx([0.0, 0.3, 2.4, 0.3])
+    # D = 2 at level 1: 3 × 2 / 4 and 3 × 1 / 4
+    lvl1 = dataclasses.replace(info, dealer=1, level=1)
     assert strong.loss_weights(lvl1) == pytest.approx([0.0, 1.5, 0.75, 0.75])
+    # 3 players, seat 1 deals at level 3: we bring 8 + 1 = 9; 2 × 8 / 9 and 2 × 1 / 9
+    three = read_seat(make_view("1234m456p79s2377s1z", caishen="9m", indicator="9m",
+                                players=3))
+    three = dataclasses.replace(three, dealer=1, level=3)
+    assert strong.loss_weights(three) == pytest.approx([0.0, 16 / 9, 2 / 9])
+    # 2 players: the one opponent's win always costs what ours brings
+    two = read_seat(make_view("1234m456p79s2377s1z", caishen="9m", indicator="9m",
+                              players=2))
+    for dealer, level in ((0, 3), (1, 2)):
+        assert strong.loss_weights(dataclasses.replace(two, dealer=dealer, level=level)) \
+            == [0.0, 1.0]
 
 
 def test_claim_cost_weighs_each_seat_by_its_win_rules_6_3_10_1(
         monkeypatch: pytest.MonkeyPatch) -> None:
     info = read_seat(make_view("1234m456p79s2377s1z", caishen="9m", indicator="9m", live=60))
+    total = info.unseen_total
+    q = 13 / total  # one unseen copy in one opponent's hand
+    u = info.unseen[tile("7z")]
+    pair = 1 - (1 - q) ** u - u * q * (1 - q) ** (u - 1)
+    # an honour: only pongs, alike for every opponent
+    assert strong.claim_chances(info, tile("7z")) == pytest.approx([0.0, pair, pair, pair])
+    # a middle tile: only the next seat (1) may also chow it
+    five = strong.claim_chances(info, tile("5p"))
+    assert five[0] == 0.0 and five[1] > five[2] > 0 and five[2] == pytest.approx(five[3])
+    # we deal: every weight is 1 and the cost is the chance that anyone claims
     for t in (tile("5p"), tile("7z")):
-        per_seat = strong.claim_chances(info, t)
-        assert per_seat[0] == 0.0 and all(0 < c < 1 for c in per_seat[1:])
-        # only the next seat may chow: a middle tile is likelier claimed by it
-        if t == tile("5p"):
-            assert per_seat[1] > per_seat[2] == pytest.approx(per_seat[3])
-        miss = 1.0
-        for c in per_seat:
-            miss *= 1 - c
-        assert strong.claim_chance(info, t) == pytest.approx(1 - miss)
-        for dealer, level in ((0, 1), (1, 3), (2, 2)):
-            seated = dataclasses.replace(info, dealer=dealer, level=level)
-            w = strong.loss_weights(seated)
-            assert strong.claim_cost(seated, t) == pytest.approx(
-                sum(c * x for c, x in zip(per_seat, w, strict=True)))
-        # feeding a level-3 dealer (the next seat, which may also chow) costs more than
-        # feeding a level-3 dealer across the table
-        assert (strong.claim_cost(dataclasses.replace(info, dealer=1, level=3), tile("5p"))
-                > strong.claim_cost(dataclasses.replace(info, dealer=2, level=3), tile("5p")))
-    assert strong.claim_chances(info, info.caishen) == [0.0] * 4
-    monkeypatch.setattr(strong, "DEALER_WEIGHT", False)
+        assert strong.claim_cost(info, t) == pytest.approx(strong.claim_chance(info, t))
+    # seat 2 deals at level 3: an honour's cost is the claim chance times the mean
+    # weight (2.4 + 0.3 + 0.3) / 3 = 1: unchanged; a middle tile leans to seat 1 (0.3)
     far = dataclasses.replace(info, dealer=2, level=3)
-    assert strong.claim_cost(far, tile("5p")) == strong.claim_chance(far, tile("5p"))
+    any5 = strong.claim_chance(info, tile("5p"))
+    assert strong.claim_cost(far, tile("7z")) == pytest.approx(strong.claim_chance(info,
+                                                                                   tile("7z")))
+    mean5 = (0.3 * five[1] + 2.4 * five[2] + 0.3 * five[3]) / sum(five)
+    assert strong.claim_cost(far, tile("5p")) == pytest.approx(any5 * mean5)
+    assert strong.claim_cost(far, tile("5p")) < any5
+    # the next seat deals at level 3: feeding it a chow costs more than the even cost
+    nxt = dataclasses.replace(info, dealer=1, level=3)
+    assert strong.claim_cost(nxt, tile("5p")) > any5
+    monkeypatch.setattr(strong, "DEALER_WEIGHT", False)
+    assert strong.claim_cost(far, tile("5p")) == pytest.approx(any5)
+
+
+def test_claim_chances_wrap_to_seat_0_and_respect_the_tan_limit_rules_6_5() -> None:
+    # seat 3's next seat is seat 0: only it may chow
+    view = make_view("1234m456p79s2377s1z", caishen="9m", indicator="9m")
+    view["seat"] = 3
+    info = read_seat(view)
+    five = strong.claim_chances(info, tile("5p"))
+    assert five[3] == 0.0 and five[0] > five[1] > 0 and five[1] == pytest.approx(five[2])
+    # without the contract rule a seat may take at most 2 摊 from us (RULES §6.5): seat 0
+    # has taken 2 from seat 3, so it may neither chow nor (pongs counting as 摊) pong
+    limited = dataclasses.replace(info, rules=Rules(three_tan_contract=False,
+                                                    caishen_mode="flip"),
+                                  tan={(0, 3): 2})
+    assert strong.claim_chances(limited, tile("5p"))[0] == 0.0
+    assert strong.claim_chances(limited, tile("5p"))[1] == pytest.approx(five[1])
+    # pongs not counting as 摊: it may still pong, not chow
+    pongs = dataclasses.replace(limited, rules=Rules(three_tan_contract=False,
+                                                     pong_counts_as_tan=False,
+                                                     caishen_mode="flip"))
+    assert strong.claim_chances(pongs, tile("5p"))[0] == pytest.approx(five[1])
+    # with the contract rule (and the dealer at level 1) there is no limit
+    assert strong.claim_chances(dataclasses.replace(info, tan={(0, 3): 2}),
+                                tile("5p")) == pytest.approx(five)
 
 
 def test_claims_only_when_they_help() -> None:

@@ -62,6 +62,7 @@ from hzmj.bots.efficiency import (
 from hzmj.bots.seat import SeatInfo, read_seat, remove_tiles
 from hzmj.events import Action, Chow, Discard, Kong, Pass, Pong, Win
 from hzmj.hand import shanten_counts
+from hzmj.scoring import dealer_factor, tan_limit
 from hzmj.tiles import NUM_KINDS, WHITE, Tile, format_tiles
 
 DEFAULT_BUDGET_MS = 100
@@ -348,11 +349,19 @@ def claim_chances(info: SeatInfo, t: Tile) -> list[float]:
     tiles that make a run with it (times :data:`CHOW_TAKEN`); 0 for our own seat.  A copy
     we cannot see is in a given opponent's hand with chance ``its concealed tiles / the
     tiles we cannot see`` (13 less 3 a declared set).  All 0 for a 财神 (never claimed,
-    RULES §5.4), and when the live wall holds every tile we cannot see."""
+    RULES §5.4), and when the live wall holds every tile we cannot see; no chow (nor a
+    pong, when pongs count as 摊) by a seat that has taken the most 摊 it may from us
+    (RULES §6.5)."""
     out = [0.0] * info.players
     total = info.unseen_total
     if t == info.caishen or total <= 0 or total <= info.live:
         return out
+
+    def at_limit(o: int) -> bool:
+        """Whether seat ``o`` may take no more 摊 from us (RULES §6.5)."""
+        cap = tan_limit(info.rules, taker=o, giver=info.seat, dealer=info.dealer,
+                        level=info.level)
+        return cap is not None and info.tan.get((o, info.seat), 0) >= cap
 
     def share(o: int) -> float:
         """Chance that one copy we cannot see is in seat ``o``'s concealed tiles."""
@@ -361,12 +370,12 @@ def claim_chances(info: SeatInfo, t: Tile) -> list[float]:
     u = info.unseen[t]
     if u >= 2:
         for o in range(info.players):
-            if o != info.seat:
+            if o != info.seat and not (info.rules.pong_counts_as_tan and at_limit(o)):
                 q = share(o)
                 out[o] = 1 - (1 - q) ** u - u * q * (1 - q) ** (u - 1)
     nat = an.natural(t, info.caishen)
-    if 0 <= nat < 27:
-        nxt = (info.seat + 1) % info.players
+    nxt = (info.seat + 1) % info.players
+    if 0 <= nat < 27 and not at_limit(nxt):
         q = share(nxt)
         base = nat - nat % 9
         # chance the next seat holds each kind of the suit (a white dragon stands in for
@@ -384,21 +393,27 @@ def claim_chances(info: SeatInfo, t: Tile) -> list[float]:
 def claim_chance(info: SeatInfo, t: Tile) -> float:
     """Rough chance (0…1) that some opponent claims our discard ``t``: one minus the
     chance that none of :func:`claim_chances` happens."""
+    return _any_claim(claim_chances(info, t))
+
+
+def _any_claim(per_seat: Sequence[float]) -> float:
     miss = 1.0
-    for c in claim_chances(info, t):
+    for c in per_seat:
         miss *= 1 - c
     return 1 - miss
 
 
 def loss_weights(info: SeatInfo) -> list[float]:
-    """What each seat's win costs us relative to an even spread (RULES §10.1–10.3), per
-    seat; 0 for our own.  A win by seat ``o`` costs us ``f(o, us) × M`` and ours brings
-    ``Σ_x f(us, x) × M``, ``f`` being the dealer factor ``D = 2^level`` when the dealer is
-    one of the two, else 1; the weight is ``(players − 1) × f(o, us) / Σ_x f(us, x)``:
-    1 for every seat when we deal or at an even table, and, when another seat deals at
-    level 3 (4 players), 2.4 for the dealer and 0.3 for each other seat.  Their mean is
-    always 1, so only the split between the seats changes."""
-    d = 1 << info.level
+    """What each seat's self-drawn win costs us relative to an even spread (RULES
+    §10.1–10.3), per seat; 0 for our own.  A win by seat ``o`` costs us ``f(o, us) × M``
+    and ours brings ``Σ_x f(us, x) × M``, ``f`` being the dealer factor ``D = 2^level``
+    when the dealer is one of the two, else 1; the weight is
+    ``(players − 1) × f(o, us) / Σ_x f(us, x)``.  1 for every seat when we deal (and with
+    2 players); when another seat deals, ``(n − 1)·D / (D + n − 2)`` for the dealer and
+    ``(n − 1) / (D + n − 2)`` for each other seat (4 players, level 3: 2.4 and 0.3).
+    Their mean is always 1.  Self-draw only: the cap (§10.2), discard wins (§8.4) and
+    contracts (§10.4; feeding a third 摊 is priced apart, ``FEED_RISK``) are left out."""
+    d = dealer_factor(info.level)
     f = [float(d if info.dealer in (o, info.seat) else 1) for o in range(info.players)]
     f[info.seat] = 0.0
     total = sum(f) or 1.0
@@ -406,12 +421,17 @@ def loss_weights(info: SeatInfo) -> list[float]:
 
 
 def claim_cost(info: SeatInfo, t: Tile) -> float:
-    """Expected claims of our discard ``t``, each weighted by what that seat's win costs
-    us (:func:`loss_weights` with ``DEALER_WEIGHT``; feeding a level-3 dealer costs 8
-    times what feeding another seat does), or :func:`claim_chance` without it."""
-    if not DEALER_WEIGHT:
-        return claim_chance(info, t)
-    return sum(c * w for c, w in zip(claim_chances(info, t), loss_weights(info), strict=True))
+    """:func:`claim_chance` of our discard ``t`` (0…1), times the mean of
+    :func:`loss_weights` over the seats that may claim it, weighted by their
+    :func:`claim_chances` (with ``DEALER_WEIGHT``; feeding a level-3 dealer costs 8
+    times what feeding another seat does).  Equal to :func:`claim_chance` when every
+    weight is 1 (we deal) and without ``DEALER_WEIGHT``."""
+    per_seat = claim_chances(info, t)
+    chance = _any_claim(per_seat)
+    if not DEALER_WEIGHT or chance <= 0:
+        return chance
+    weighted = sum(c * w for c, w in zip(per_seat, loss_weights(info), strict=True))
+    return chance * weighted / sum(per_seat)
 
 
 def _third_tan(info: SeatInfo, claim: Action) -> bool:
