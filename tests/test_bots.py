@@ -596,3 +596,19 @@ def test_useful_after_every_discard_equals_useful_one_at_a_time() -> None:
                 checked += len(discards)
             m.apply(bots[seat].choose(view, m.legal_actions(seat)))
     assert checked > 500
+
+
+def test_feeds_third_tan_only_where_a_third_tan_is_allowed_rules_6_5_10_4() -> None:
+    from hzmj.bots.efficiency import feeds_third_tan
+    info = read_seat(make_view("1234m456p79s2377s1z", caishen="9m", indicator="9m"))
+    # seat 1 (the next seat) has taken 2 摊 from us: a 5p could give it a third (a chow)
+    two = dataclasses.replace(info, tan={(1, 0): 2})
+    assert feeds_third_tan(two, tile("5p"))
+    assert not feeds_third_tan(two, info.caishen)  # a 财神 opens no claim (RULES §5.4)
+    # seat 2 deals at level 2: seats 0 and 1 are two non-dealers, no third 摊 between them
+    assert not feeds_third_tan(dataclasses.replace(two, dealer=2, level=2), tile("5p"))
+    # we deal at level 3: the limit does not bind the dealer's pairs
+    assert feeds_third_tan(dataclasses.replace(two, level=3), tile("5p"))
+    # without the contract rule a third 摊 is never offered
+    off = dataclasses.replace(two, rules=Rules(three_tan_contract=False, caishen_mode="flip"))
+    assert not feeds_third_tan(off, tile("5p"))

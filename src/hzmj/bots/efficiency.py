@@ -31,7 +31,7 @@ from hzmj.bots.base import Candidate, ExplainingBot, top_with
 from hzmj.bots.seat import SeatInfo, read_seat, remove_tiles
 from hzmj.events import Action, Chow, Discard, Kong, Pass, Pong, Win
 from hzmj.hand import split_wilds
-from hzmj.scoring import discard_win_allowed, score_hand
+from hzmj.scoring import discard_win_allowed, score_hand, tan_limit
 from hzmj.tiles import Hand, Meld, MeldKind, Tile, format_tiles
 
 OTHER_WIN_PER_DRAW = 0.05
@@ -142,8 +142,9 @@ def feeds_third_tan(info: SeatInfo, t: Tile) -> bool:
     for (taker, giver), n in info.tan.items():
         if giver != info.seat or n != 2:
             continue
-        if info.level >= 2 and info.dealer not in (taker, giver):
-            continue  # RULES §6.5: no third 摊 between non-dealers here
+        if tan_limit(info.rules, taker=taker, giver=giver, dealer=info.dealer,
+                     level=info.level) is not None:
+            continue  # RULES §6.5: no third 摊 between these two (non-dealers, level ≥ 2)
         if info.unseen[t] >= 2 and info.rules.pong_counts_as_tan:
             return True
         nat = an.natural(t, info.caishen)
