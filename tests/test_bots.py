@@ -20,7 +20,6 @@ from hzmj.bots.seat import read_seat
 from hzmj.bots.strong import StrongBot, _Search
 from hzmj.events import Action, Chow, Discard, Kong, Pass, Pong, Win
 from hzmj.game import Match
-from hzmj.hand import is_seven_pairs_win
 from hzmj.rules import Rules
 from hzmj.tiles import WHITE, parse_tiles, tile, tile_name
 
@@ -615,52 +614,34 @@ def test_feeds_third_tan_only_where_a_third_tan_is_allowed_rules_6_5_10_4() -> N
     assert not feeds_third_tan(off, tile("5p"))
 
 
-def _exchanges_to_seven_pairs_wait(state: an.State, limit: int) -> int:
-    """Fewest draw-and-discard exchanges (at most ``limit``) after which some draw wins
-    ``state`` as seven pairs, by brute force (a 财神 is kept); ``limit + 1`` if none."""
-    def waiting(x: an.State) -> bool:
-        return any(is_seven_pairs_win(*an.add(x, k)[:2]) for k in [an.WILD, *range(34)])
-
-    frontier = {state}
-    for n in range(limit + 1):
-        if any(waiting(x) for x in frontier):
-            return n
-        frontier = {an.remove(full, y) for x in frontier for k in range(34) if x[0][k] < 4
-                    for full in (an.add(x, k),) for y in range(34) if full[0][y] and y != k}
-    return limit + 1
-
-
-def test_qidui_distance_counts_exchanges_to_a_seven_pairs_wait_rules_7_2() -> None:
-    flip = {"caishen": "9m", "indicator": "9m"}
-    cases = {"11m44m77p22s55s99p1z": (0, flip), "11m44m77p22s55s3m9p1z": (1, flip),
-             "1111m44m77p22s3s9p1z": (1, flip),  # four of a kind: two pairs (§7.2)
-             "11m44m77p22s5s8s1z2z3z": (2, flip),
-             "11m44m77p22s55s3m1zP": (0, {}),  # a 财神 pairs any single
-             "11m4m7p2s5s8s1z2z3z4z6z7zP": (4, {})}
-    for hand, (want, kw) in cases.items():
-        state = hand_state(read_seat(make_view(hand, **kw)))
-        assert strong.qidui_distance(state) == want, hand
-        assert an.shanten(state) <= want, hand  # shanten takes the better shape
-        if want <= 2:
-            assert _exchanges_to_seven_pairs_wait(state, 2) == want, hand
-    melded = hand_state(read_seat(make_view("11m44m77p22s3m1z", melds=[
-        {"type": "pong", "tiles": ["5s", "5s", "5s"], "from": 1, "claimed": "5s"}], **flip)))
-    assert strong.qidui_distance(melded) == -2
-    # against brute force: random hands with 3–6 pairs and 0–2 财神
-    rng = random.Random(11)
-    checked = 0
-    while checked < 25:
-        wilds = rng.randint(0, 2)
-        kinds = rng.sample([k for k in range(34) if k != tile("5z")], 13)
-        counts = [0] * 34
-        pairs = rng.randint(3, 6)
-        for k in kinds[:pairs]:
-            counts[k] += 2
-        for k in kinds[pairs:13 - pairs - wilds]:
-            counts[k] += 1
-        if sum(counts) + wilds != 13:
-            continue
-        state = (tuple(counts), wilds, 0)
-        want = _exchanges_to_seven_pairs_wait(state, 1)
-        assert min(strong.qidui_distance(state), 2) == want, state
-        checked += 1
+def test_third_tan_value_prices_the_contract_a_discard_may_start_rules_10_4() -> None:
+    info = read_seat(make_view("1234m456p79s2377s1z", caishen="9m", indicator="9m"))
+    five = strong.claim_chances(info, tile("5p"))
+    # no seat holds two 摊 from us: no contract to start
+    assert strong.third_tan_value(info, tile("5p"), 0.6) == 0.0
+    # seat 1 (next: it may chow or pong) holds two: if we then win it pays 2T (+0.6 a
+    # claim), if it wins we pay T (−0.25 a claim); we deal, so its weight is 1
+    two = dataclasses.replace(info, tan={(1, 0): 2})
+    assert strong.third_tan_value(two, tile("5p"), 0.6) == pytest.approx(five[1] * 0.35)
+    assert strong.third_tan_value(two, tile("5p"), 0.1) == pytest.approx(five[1] * -0.15)
+    # seat 2 holds two: only its pong counts (pongs are 摊 by default, RULES §6.5)
+    far = dataclasses.replace(info, tan={(2, 0): 2, (1, 0): 1})
+    assert strong.third_tan_value(far, tile("5p"), 0.6) == pytest.approx(five[2] * 0.35)
+    no_pong_tan = dataclasses.replace(far, rules=Rules(pong_counts_as_tan=False,
+                                                       caishen_mode="flip"))
+    assert strong.third_tan_value(no_pong_tan, tile("5p"), 0.6) == 0.0
+    # a seat that already holds three, a 财神, the contract rule off: nothing changes
+    assert strong.third_tan_value(dataclasses.replace(info, tan={(1, 0): 3}),
+                                  tile("5p"), 0.6) == 0.0
+    assert strong.third_tan_value(two, info.caishen, 0.6) == 0.0
+    off = dataclasses.replace(two, rules=Rules(three_tan_contract=False, caishen_mode="flip"))
+    assert strong.third_tan_value(off, tile("5p"), 0.6) == 0.0
+    # non-dealers while the dealer is at level 2: no third 摊 between them (RULES §6.5)
+    lvl2 = dataclasses.replace(two, dealer=2, level=2)
+    assert strong.third_tan_value(lvl2, tile("5p"), 0.6) == 0.0
+    # seat 1 deals at level 3: its win costs us 2.4 of ours (3 × 8 / (8 + 1 + 1)), so
+    # the loss side weighs 0.25 × 2.4 = 0.6
+    dealer = dataclasses.replace(two, dealer=1, level=3)
+    c1 = strong.claim_chances(dealer, tile("5p"))[1]
+    assert strong.third_tan_value(dealer, tile("5p"), 1.0) == pytest.approx(c1 * 0.4)
+    assert strong.third_tan_value(dealer, tile("5p"), 0.6) == pytest.approx(0.0)

@@ -57,7 +57,6 @@ from hzmj.bots.efficiency import (
     hand_state,
     piao_value,
     rank_discards,
-    reach_probability,
     turn_candidates,
 )
 from hzmj.bots.seat import SeatInfo, read_seat, remove_tiles
@@ -75,9 +74,6 @@ SEARCH_MAX_SHANTEN = 1
 """Above this shanten the efficiency ranking decides (the search adds little there)."""
 CLAIM_SEARCH_MAX_SHANTEN = 1
 """Above this shanten (before the claim) the efficiency ranking decides claims."""
-EARLY_CLAIMS = 2
-"""Claims the efficiency ranking may make above ``CLAIM_SEARCH_MAX_SHANTEN``: 2 chows,
-pongs and kongs (the efficiency bot's rule), 1 pongs and kongs, 0 kongs only."""
 IMPROVE = True
 """The search values 改良: a draw that touches the hand but does not lower the shanten may
 be kept for a better shape (off: thrown back, the bot before 2026-12-02)."""
@@ -109,21 +105,18 @@ PIAO_IN_SEARCH = True
 """The search plays 财飘 as the root would: a 爆头 win whose hand stays 爆头-ready without
 one 财神 may throw that 财神 instead and win the next draw at twice the M (RULES §9.1;
 off: the bot before 2026-12-02's 财飘 search)."""
-QIDUI_ROUTE = False
-"""The leaf of a hand without melds also values the seven-pairs route (RULES §7.2: M=4
-with no 财神, 2 with one, §9.1), and above ``SEARCH_MAX_SHANTEN`` (up to
-``QIDUI_MAX_SHANTEN``) a hand that route could finish is played by the leaf, not by the
-efficiency ranking, which does not see M; off: the bot before 2026-12-02's fifth pass."""
-QIDUI_MAX_SHANTEN = 3
-"""Above this shanten the seven-pairs route leaves the decision to the efficiency ranking."""
-WIN_BONUS = 0.0
-"""Added to every win's M in the search and at the root: what winning is worth beyond
-this hand's payment (the winner deals the next hand, RULES §11, where the factor ×D
-widens a stronger player's edge); 0: off."""
 LOSS = 0.35
 """What an opponent's win costs, in units of our own win's M (we pay one share of three)."""
 FEED_RISK = 0.02
 """Expected cost of a discard that could feed a third 摊 (RULES §10.4)."""
+THIRD_TAN = False
+"""Price a discard that could give a seat its third 摊 from us by the contract it makes
+(RULES §10.4, :func:`third_tan_value`) instead of the flat ``FEED_RISK``; off: the bot
+before 2026-12-02's fifth pass."""
+THIRD_TAN_LOSS = 0.25
+"""Expected extra payment, in our win's M, once a seat holding three 摊 from us wins: we
+pay ``T`` instead of our share, about two shares more (each ~0.35 of our win), times its
+chance of winning then (about 0.35)."""
 DANGER_RISK = 1.0
 """Expected cost, in our own win's M, of a sure discard win against us at the dealer's
 level 3 (RULES §8.4: we would pay the whole T at dealer factor 8, §10.5)."""
@@ -211,19 +204,6 @@ def baotou_distance(state: an.State) -> int:
     return shanten_counts(c, wilds - 1, melds) + 1
 
 
-@lru_cache(maxsize=1 << 16)
-def qidui_distance(state: an.State) -> int:
-    """Seven-pairs shanten of a 13-tile ``state`` (RULES §7.2: four of a kind count as two
-    pairs; a 财神 pairs any single): exchanges before it waits on seven pairs, 0 when it
-    does; ``-2`` when it has melds (no seven pairs then)."""
-    counts, wilds, melds = state
-    if melds:
-        return -2
-    pairs = min(7, sum(c // 2 for c in counts))
-    singles = min(7 - pairs, sum(c % 2 for c in counts))
-    return 13 - wilds - 2 * pairs - singles
-
-
 def _chain(stages: Sequence[float], w: float, wm: float, r: float, d: int) -> float:
     """Value of a hand ``len(stages) - 1`` improvements from ready with ``d`` own draws
     left: ``stages[j]`` is the chance a draw makes the improvement that leaves ``j`` to
@@ -281,7 +261,7 @@ class _Search:
                 state, k, self.must), d - 1) for k in useful)
         else:
             w = _typical(0, state[1])
-            wm = w * (TYPICAL_MULTIPLIER + WIN_BONUS)
+            wm = w * TYPICAL_MULTIPLIER
         # stage j: j improvements still needed before the hand is ready; the current
         # stage uses the state's own useful draws, later ones the typical chances
         stages = [_typical(j, state[1]) for j in range(max(s, 0) + 1)]
@@ -293,32 +273,9 @@ class _Search:
             # is complete (each as hard as a step of a hand without that 财神), then any
             # draw wins with M=2
             route = [1.0] + [_typical(j, state[1] - 1) for j in range(n)]
-            value = max(value, _chain(route, 1.0, 2.0 + WIN_BONUS, self.r, d))
-        if QIDUI_ROUTE and s >= 0:
-            value = max(value, self._qidui_route(state, d))
+            value = max(value, _chain(route, 1.0, 2.0, self.r, d))
         self._h[key] = value
         return value
-
-    def _qidui_route(self, state: an.State, d: int) -> float:
-        """Value of finishing ``state`` as seven pairs (RULES §7.2) with ``d`` draws: each
-        exchange pairs one of the singles (a drawn 财神 pairs any), the chance of a single
-        shrinking as they do (two fewer per exchange: one paired, one thrown); the wait
-        wins M=4 with no 财神 held, 2 with one or on a drawn 财神 (§9.1).  0 with melds
-        or when already waiting (the ready hand's real waits value that)."""
-        n = qidui_distance(state)
-        if n <= 0:
-            return 0.0
-        counts, wilds, _ = state
-        singles = [k for k in range(NUM_KINDS) if counts[k] % 2]
-        if not singles:
-            return 0.0
-        p_wild = self.p.get(an.WILD, 0.0)
-        one = sum(self.p.get(k, 0.0) for k in singles) / len(singles)
-        stages = [0.0] + [min(1.0, one * (2 * j + 1) + p_wild) for j in range(1, n + 1)]
-        stages[n] = min(1.0, one * len(singles) + p_wild)
-        m = 4.0 if wilds == 0 else 2.0
-        return _chain(stages, one + p_wild, one * (m + WIN_BONUS) + p_wild * (2 + WIN_BONUS),
-                      self.r, d)
 
     def _piao(self, state: an.State, draw: int, m: int, d: int) -> float:
         """Value of a win with multiplier ``m`` on ``draw``, or of 财飘 instead (RULES
@@ -326,14 +283,13 @@ class _Search:
         wins the next draw (``d`` draws left after this one) at ``2m``; the go-around
         that waits costs ``LOSS`` as a declined win does in the search (the root's
         ``piao_value`` weighs it by its own reach probability)."""
-        win = m + WIN_BONUS
         if not (PIAO_IN_SEARCH and m >= 2 and d > 0
                 and state[1] + (draw == an.WILD) >= 2):
-            return win
+            return float(m)
         after = an.remove(an.add(state, draw), an.WILD)
         if not an.baotou_ready(after):
-            return win
-        return max(win, self.r * (2 * m + WIN_BONUS) - (1 - self.r) * LOSS)
+            return float(m)
+        return max(float(m), self.r * 2 * m - (1 - self.r) * LOSS)
 
     @staticmethod
     def _every_draw_wins(state: an.State) -> bool:
@@ -360,8 +316,7 @@ class _Search:
         if s == 0:
             m = self._piao(state, draw, win_factor * an.win_multiplier(state, draw, self.must),
                            d)
-            if (BAOTOU_IN_SEARCH and m <= 1 + WIN_BONUS and d > 0
-                    and (state[1] or draw == an.WILD)):
+            if BAOTOU_IN_SEARCH and m <= 1 and d > 0 and (state[1] or draw == an.WILD):
                 # as at the root: a plain win may be turned down for a 爆头-ready hand
                 full = an.add(state, draw)
                 for y in _naturals(full):  # a 财神 is kept
@@ -473,6 +428,32 @@ def loss_weights(info: SeatInfo) -> list[float]:
     return [(info.players - 1) * x / total for x in f]
 
 
+def third_tan_value(info: SeatInfo, t: Tile, value: float) -> float:
+    """What a discard ``t`` is worth through the 摊 contract it may start (RULES §10.4), in
+    our win's M, given ``value``, our expected M after it.  For each seat that holds two
+    摊 from us and may take a third (RULES §6.5), with its claim chance ``c``
+    (:func:`claim_chances`; a pong counts only when pongs are 摊): if we then win, it pays
+    ``2T`` and nobody else pays (our win counts twice: ``+c × value``); if it wins, we pay
+    ``T`` (``−c × THIRD_TAN_LOSS ×`` its :func:`loss_weights` weight).  0 without
+    ``three_tan_contract``."""
+    if not info.rules.three_tan_contract:
+        return 0.0
+    chances: list[float] | None = None
+    weights: list[float] | None = None
+    total = 0.0
+    nxt = (info.seat + 1) % info.players
+    for (taker, giver), n in info.tan.items():
+        if giver != info.seat or n != 2 or (taker != nxt and not info.rules.pong_counts_as_tan):
+            continue
+        if tan_limit(info.rules, taker=taker, giver=giver, dealer=info.dealer,
+                     level=info.level) is not None:
+            continue
+        chances = chances or claim_chances(info, t)
+        weights = weights or loss_weights(info)
+        total += chances[taker] * (value - THIRD_TAN_LOSS * weights[taker])
+    return total
+
+
 def claim_cost(info: SeatInfo, t: Tile) -> float:
     """:func:`claim_chance` of our discard ``t`` (0…1), times the mean of
     :func:`loss_weights` over the seats that may claim it, weighted by their
@@ -533,11 +514,9 @@ class StrongBot(ExplainingBot):
         ranked = rank_discards(info, info.concealed, kinds)
         lowest = ranked[0].shanten
         win_m = current_win_multiplier(info) if Win(seat) in legal else 0
-        state = hand_state(info)
         if lowest > SEARCH_MAX_SHANTEN and not win_m:
-            if not self._qidui_hand(state, lowest):
-                return turn_candidates(info, legal)
-            return self._by_leaf(info, search, legal, ranked, lowest, state)
+            return turn_candidates(info, legal)
+        state = hand_state(info)
         # declining a win leaves the others a go-around to win first (we would pay)
         decline = (1 - search.r) * LOSS if win_m else 0.0
         out: list[Candidate] = []
@@ -547,7 +526,11 @@ class StrongBot(ExplainingBot):
             v = search.exact(an.remove(state, an.natural(r.tile, info.caishen)), search.draws)
             # RULES §10.4: do not hand out a third 摊; §8.4: nor a level-3 discard win;
             # §6.3: nor a claim
-            v -= decline + FEED_RISK * r.feeds + DANGER_RISK * r.danger
+            v -= decline + DANGER_RISK * r.danger
+            if THIRD_TAN:
+                v += third_tan_value(info, r.tile, v)
+            else:
+                v -= FEED_RISK * r.feeds
             if FEED_CLAIM:
                 v -= FEED_CLAIM * claim_cost(info, r.tile)
             detail = f"expected M {v:.3f}" + (f"; discard-win danger {r.danger:.2f}"
@@ -561,7 +544,7 @@ class StrongBot(ExplainingBot):
                 after = an.remove(state, nat) if a.kind == "added" else an.meld_out(state,
                                                                                    [nat] * 4)
                 if an.baotou_ready(after):  # the replacement wins for sure: 杠暴 (RULES §9.1)
-                    v = float(1 << (2 + chain_k + chain_p)) + WIN_BONUS
+                    v = float(1 << (2 + chain_k + chain_p))
                     out.append(Candidate(a, v, f"kong: the replacement wins as 杠暴, M={v:g}"))
                 else:
                     v = search.replacement(after)
@@ -569,81 +552,18 @@ class StrongBot(ExplainingBot):
         piao = piao_value(info)
         if piao is not None and Discard(seat, info.caishen) in legal:
             out = [c for c in out if c.action != Discard(seat, info.caishen)]
-            piao += WIN_BONUS * reach_probability(info)
             out.append(Candidate(Discard(seat, info.caishen), piao,
                                  f"财飘: expected M {piao:.2f}"))
         if win_m:
-            out.append(Candidate(Win(seat), win_m + WIN_BONUS, f"win now, M={win_m}"))
-        out.sort(key=lambda c: -c.value)
-        return out
-
-    @staticmethod
-    def _qidui_hand(state: an.State, lowest: int) -> bool:
-        """Whether a 14-tile ``state`` whose best discard leaves shanten ``lowest`` could
-        go for seven pairs: no melds and, after some discard, the seven-pairs shanten is
-        that low (up to ``QIDUI_MAX_SHANTEN``)."""
-        if not QIDUI_ROUTE or state[2] or lowest > QIDUI_MAX_SHANTEN:
-            return False
-        return any(qidui_distance(an.remove(state, k)) == lowest for k in _naturals(state))
-
-    def _by_leaf(self, info: SeatInfo, search: _Search, legal: Sequence[Action],
-                 ranked: Sequence[Any], lowest: int, state: an.State) -> list[Candidate]:
-        """Discards at the lowest shanten valued by the leaf (expected M, which sees the
-        seven-pairs route's M) instead of by useful tiles; a kong or 财飘 the efficiency
-        ranking puts first stays first."""
-        eff = turn_candidates(info, legal)
-        if not isinstance(eff[0].action, Discard) or eff[0].action.tile == info.caishen:
-            return eff
-        out: list[Candidate] = []
-        for r in ranked:
-            if r.shanten > lowest:
-                break
-            v = search.leaf(an.remove(state, an.natural(r.tile, info.caishen)), search.draws)
-            v -= FEED_RISK * r.feeds + DANGER_RISK * r.danger
-            if FEED_CLAIM:
-                v -= FEED_CLAIM * claim_cost(info, r.tile)
-            out.append(Candidate(Discard(info.seat, r.tile), v, f"leaf: expected M {v:.3f}"))
-        out.sort(key=lambda c: -c.value)
-        low = out[-1].value
-        return out + [Candidate(c.action, low - 1.0, c.detail) for c in eff
-                      if all(c.action != o.action for o in out)]
-
-    def _claim_by_leaf(self, info: SeatInfo, search: _Search, legal: Sequence[Action],
-                       state: an.State) -> list[Candidate]:
-        """A claim window for a hand on the seven-pairs route: passing and each chow or
-        pong (then its best discard) valued by the leaf, which sees that a meld ends the
-        route (RULES §7.2); a kong the efficiency ranking puts first stays first."""
-        eff = claim_candidates(info, [a for a in legal if not _third_tan(info, a)])
-        if isinstance(eff[0].action, Kong):
-            return eff
-        assert info.claim_tile is not None
-        t = info.claim_tile
-        base = search.leaf(state, search.draws)
-        out = [Candidate(next(a for a in legal if isinstance(a, Pass)), base,
-                         f"pass (leaf): {base:.3f}")]
-        for a in legal:
-            if isinstance(a, (Pong, Chow)) and not _third_tan(info, a):
-                rest = remove_tiles(info.concealed, [t, t] if isinstance(a, Pong) else a.tiles)
-                after = hand_state(info, rest, 1)
-                best = max(search.leaf(an.remove(after, an.natural(y, info.caishen)),
-                                       search.draws) - FEED_CLAIM * claim_cost(info, y)
-                           for y in sorted(set(rest)) if y != info.caishen or len(set(rest)) == 1)
-                out.append(Candidate(a, best, f"claim (leaf): {best:.3f}"))
+            out.append(Candidate(Win(seat), float(win_m), f"win now, M={win_m}"))
         out.sort(key=lambda c: -c.value)
         return out
 
     def _claim(self, info: SeatInfo, search: _Search,
                legal: Sequence[Action]) -> list[Candidate]:
         state = hand_state(info)
-        if (not any(isinstance(a, Win) for a in legal) and an.shanten(state) > CLAIM_SEARCH_MAX_SHANTEN
-                and QIDUI_ROUTE and an.shanten(state) <= QIDUI_MAX_SHANTEN
-                and qidui_distance(state) == an.shanten(state)):
-            return self._claim_by_leaf(info, search, legal, state)
         if any(isinstance(a, Win) for a in legal) or an.shanten(state) > CLAIM_SEARCH_MAX_SHANTEN:
-            allowed = (Chow, Pong, Kong) if EARLY_CLAIMS >= 2 else (
-                (Pong, Kong) if EARLY_CLAIMS == 1 else (Kong,))
-            return claim_candidates(info, [a for a in legal if not _third_tan(info, a) and (
-                isinstance(a, allowed) or not isinstance(a, (Chow, Pong, Kong)))])
+            return claim_candidates(info, [a for a in legal if not _third_tan(info, a)])
         assert info.claim_tile is not None
         t = info.claim_tile
         nat = an.natural(t, info.caishen)
@@ -664,6 +584,8 @@ class StrongBot(ExplainingBot):
                     y = r.tile
                     v = search.exact(an.remove(after, an.natural(y, info.caishen)),
                                      search.draws) - DANGER_RISK * r.danger
+                    if THIRD_TAN:
+                        v += third_tan_value(info, y, v)
                     if FEED_CLAIM:
                         v -= FEED_CLAIM * claim_cost(info, y)
                     if v > best:
