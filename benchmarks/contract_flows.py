@@ -9,7 +9,9 @@ same seeds give the same walls, so two runs compare two bots on the same deals. 
 contract payment (``chengbao``: the winner took 3+ 摊 from the payer, who pays ``T``;
 ``fan_chengbao``: the payer took 3+ 摊 from the winner and pays ``2T``;
 ``houbanchang_chengbao``) it prints how often seat 0 paid it, received it, or neither,
-with the points moved, in total and per hand.  Ordinary shares are left out.
+with the points moved, in total and per hand (gross: a contract's payment stands in for
+the ordinary shares, so 2T received is T more than a plain win).  Other payments are left
+out.
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ from collections import Counter
 from hzmj.bots.registry import make_bot
 from hzmj.game import Match
 from hzmj.rules import Rules
+
+CONTRACTS = ("chengbao", "fan_chengbao", "houbanchang_chengbao")
+"""The payment reasons of RULES §10.4 (not the ordinary shares, nor a discard win's T)."""
 
 
 def measure(bot: str, matches: int, seed: int) -> tuple[int, Counter[tuple[str, str]],
@@ -39,7 +44,7 @@ def measure(bot: str, matches: int, seed: int) -> tuple[int, Counter[tuple[str, 
         for res in m.results:
             hands += 1
             for p in res.settlement.payments if res.settlement else ():
-                if p.reason == "share":
+                if p.reason not in CONTRACTS:
                     continue
                 side = "paid" if p.payer == 0 else "received" if p.payee == 0 else "others"
                 events[(p.reason, side)] += 1

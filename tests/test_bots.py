@@ -614,34 +614,45 @@ def test_feeds_third_tan_only_where_a_third_tan_is_allowed_rules_6_5_10_4() -> N
     assert not feeds_third_tan(off, tile("5p"))
 
 
-def test_third_tan_value_prices_the_contract_a_discard_may_start_rules_10_4() -> None:
+def test_feed_third_tan_value_prices_the_contract_a_discard_may_start_rules_10_4() -> None:
     info = read_seat(make_view("1234m456p79s2377s1z", caishen="9m", indicator="9m"))
     five = strong.claim_chances(info, tile("5p"))
+    assert five[1] > five[2] > 0  # seat 1 may chow or pong 5p, seat 2 only pong it
+    value = strong.feed_third_tan_value
     # no seat holds two 摊 from us: no contract to start
-    assert strong.third_tan_value(info, tile("5p"), 0.6) == 0.0
-    # seat 1 (next: it may chow or pong) holds two: if we then win it pays 2T (+0.6 a
-    # claim), if it wins we pay T (−0.25 a claim); we deal, so its weight is 1
+    assert value(info, tile("5p"), 0.6) == 0.0
+    # seat 1 holds two.  反承包: if we then win it pays 2T, our win counts twice (+0.6 a
+    # claim).  承包: if it wins (0.35) we pay its T: we deal at level 1 (D = 2), so it
+    # takes 1 + 1 from the others where our win brings 2 + 2 + 2: 0.35 × 2 / 6
     two = dataclasses.replace(info, tan={(1, 0): 2})
-    assert strong.third_tan_value(two, tile("5p"), 0.6) == pytest.approx(five[1] * 0.35)
-    assert strong.third_tan_value(two, tile("5p"), 0.1) == pytest.approx(five[1] * -0.15)
-    # seat 2 holds two: only its pong counts (pongs are 摊 by default, RULES §6.5)
+    loss = 0.35 * 2 / 6
+    assert value(two, tile("5p"), 0.6) == pytest.approx(five[1] * (0.6 - loss))
+    low = value(two, tile("5p"), 0.1)  # a weak hand: the contract costs us
+    assert low == pytest.approx(five[1] * (0.1 - loss)) and low < 0
+    # seat 2 holds two: only its pong is a claim (pongs are 摊 by default, RULES §6.5)
     far = dataclasses.replace(info, tan={(2, 0): 2, (1, 0): 1})
-    assert strong.third_tan_value(far, tile("5p"), 0.6) == pytest.approx(five[2] * 0.35)
-    no_pong_tan = dataclasses.replace(far, rules=Rules(pong_counts_as_tan=False,
-                                                       caishen_mode="flip"))
-    assert strong.third_tan_value(no_pong_tan, tile("5p"), 0.6) == 0.0
+    assert value(far, tile("5p"), 0.6) == pytest.approx(five[2] * (0.6 - loss))
+    # pongs not 摊: seat 2 cannot start one; seat 1 only by a chow, so not on an honour
+    no_pong_tan = Rules(pong_counts_as_tan=False, caishen_mode="flip")
+    assert value(dataclasses.replace(far, rules=no_pong_tan), tile("5p"), 0.6) == 0.0
+    assert strong.claim_chances(two, tile("7z"))[1] > 0
+    assert value(dataclasses.replace(two, rules=no_pong_tan), tile("7z"), 0.6) == 0.0
+    chow = strong.claim_chances(two, tile("5p"), pongs=False)[1]
+    assert 0 < chow < five[1]
+    assert value(dataclasses.replace(two, rules=no_pong_tan), tile("5p"), 0.6) == \
+        pytest.approx(chow * (0.6 - loss))
     # a seat that already holds three, a 财神, the contract rule off: nothing changes
-    assert strong.third_tan_value(dataclasses.replace(info, tan={(1, 0): 3}),
-                                  tile("5p"), 0.6) == 0.0
-    assert strong.third_tan_value(two, info.caishen, 0.6) == 0.0
+    assert value(dataclasses.replace(info, tan={(1, 0): 3}), tile("5p"), 0.6) == 0.0
+    assert value(two, info.caishen, 0.6) == 0.0
     off = dataclasses.replace(two, rules=Rules(three_tan_contract=False, caishen_mode="flip"))
-    assert strong.third_tan_value(off, tile("5p"), 0.6) == 0.0
+    assert value(off, tile("5p"), 0.6) == 0.0
     # non-dealers while the dealer is at level 2: no third 摊 between them (RULES §6.5)
-    lvl2 = dataclasses.replace(two, dealer=2, level=2)
-    assert strong.third_tan_value(lvl2, tile("5p"), 0.6) == 0.0
-    # seat 1 deals at level 3: its win costs us 2.4 of ours (3 × 8 / (8 + 1 + 1)), so
-    # the loss side weighs 0.25 × 2.4 = 0.6
+    assert value(dataclasses.replace(two, dealer=2, level=2), tile("5p"), 0.6) == 0.0
+    # seat 1 deals at level 3 (D = 8): its T takes 8 + 8, our win brings 8 + 1 + 1
     dealer = dataclasses.replace(two, dealer=1, level=3)
     c1 = strong.claim_chances(dealer, tile("5p"))[1]
-    assert strong.third_tan_value(dealer, tile("5p"), 1.0) == pytest.approx(c1 * 0.4)
-    assert strong.third_tan_value(dealer, tile("5p"), 0.6) == pytest.approx(0.0)
+    assert value(dealer, tile("5p"), 1.0) == pytest.approx(c1 * (1.0 - 0.35 * 16 / 10))
+    # seat 3 deals at level 1: seat 1's T takes 1 + 2, our win brings 1 + 1 + 2
+    third = dataclasses.replace(two, dealer=3, level=1)
+    c1 = strong.claim_chances(third, tile("5p"))[1]
+    assert value(third, tile("5p"), 1.0) == pytest.approx(c1 * (1.0 - 0.35 * 3 / 4))

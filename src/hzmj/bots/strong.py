@@ -109,14 +109,14 @@ LOSS = 0.35
 """What an opponent's win costs, in units of our own win's M (we pay one share of three)."""
 FEED_RISK = 0.02
 """Expected cost of a discard that could feed a third 摊 (RULES §10.4)."""
-THIRD_TAN = False
-"""Price a discard that could give a seat its third 摊 from us by the contract it makes
-(RULES §10.4, :func:`third_tan_value`) instead of the flat ``FEED_RISK``; off: the bot
-before 2026-12-02's fifth pass."""
-THIRD_TAN_LOSS = 0.25
-"""Expected extra payment, in our win's M, once a seat holding three 摊 from us wins: we
-pay ``T`` instead of our share, about two shares more (each ~0.35 of our win), times its
-chance of winning then (about 0.35)."""
+FEED_THIRD_TAN = False
+"""Price a discard that could give a seat its third 摊 from us by the contract it starts
+(RULES §10.4, :func:`feed_third_tan_value`): in place of the flat ``FEED_RISK`` on our
+turn, and added after our own claim (which charged nothing for it); off: the bot before
+2026-12-02's fifth pass, and the setting as kept (measured in a rougher form, see
+docs/bots.md)."""
+THIRD_TAN_WIN = 0.35
+"""Chance that a seat which has taken a third 摊 from us goes on to win the hand."""
 DANGER_RISK = 1.0
 """Expected cost, in our own win's M, of a sure discard win against us at the dealer's
 level 3 (RULES §8.4: we would pay the whole T at dealer factor 8, §10.5)."""
@@ -351,7 +351,7 @@ class _Search:
         return sum(p * self.after_draw(state, k, self.draws, 2) for k, p in self.p.items())
 
 
-def claim_chances(info: SeatInfo, t: Tile) -> list[float]:
+def claim_chances(info: SeatInfo, t: Tile, pongs: bool = True) -> list[float]:
     """Rough chance (0…1), for each seat, that it claims our discard ``t`` (RULES §6.3):
     a pong by any other seat holding two of it, a chow by the seat after us holding two
     tiles that make a run with it (times :data:`CHOW_TAKEN`); 0 for our own seat.  A copy
@@ -359,7 +359,7 @@ def claim_chances(info: SeatInfo, t: Tile) -> list[float]:
     tiles we cannot see`` (13 less 3 a declared set).  All 0 for a 财神 (never claimed,
     RULES §5.4), and when the live wall holds every tile we cannot see; no chow (nor a
     pong, when pongs count as 摊) by a seat that has taken the most 摊 it may from us
-    (RULES §6.5)."""
+    (RULES §6.5).  ``pongs=False``: chows only."""
     out = [0.0] * info.players
     total = info.unseen_total
     if t == info.caishen or total <= 0 or total <= info.live:
@@ -376,7 +376,7 @@ def claim_chances(info: SeatInfo, t: Tile) -> list[float]:
         return min(1.0, (13 - 3 * (info.shown[o] if info.shown else 0)) / total)
 
     u = info.unseen[t]
-    if u >= 2:
+    if u >= 2 and pongs:
         for o in range(info.players):
             if o != info.seat and not (info.rules.pong_counts_as_tan and at_limit(o)):
                 q = share(o)
@@ -420,7 +420,8 @@ def loss_weights(info: SeatInfo) -> list[float]:
     2 players); when another seat deals, ``(n − 1)·D / (D + n − 2)`` for the dealer and
     ``(n − 1) / (D + n − 2)`` for each other seat (4 players, level 3: 2.4 and 0.3).
     Their mean is always 1.  Self-draw only: the cap (§10.2), discard wins (§8.4) and
-    contracts (§10.4; feeding a third 摊 is priced apart, ``FEED_RISK``) are left out."""
+    contracts (§10.4; feeding a third 摊 is priced apart: ``FEED_RISK``, or
+    :func:`feed_third_tan_value`) are left out."""
     d = dealer_factor(info.level)
     f = [float(d if info.dealer in (o, info.seat) else 1) for o in range(info.players)]
     f[info.seat] = 0.0
@@ -428,29 +429,42 @@ def loss_weights(info: SeatInfo) -> list[float]:
     return [(info.players - 1) * x / total for x in f]
 
 
-def third_tan_value(info: SeatInfo, t: Tile, value: float) -> float:
-    """What a discard ``t`` is worth through the 摊 contract it may start (RULES §10.4), in
-    our win's M, given ``value``, our expected M after it.  For each seat that holds two
-    摊 from us and may take a third (RULES §6.5), with its claim chance ``c``
-    (:func:`claim_chances`; a pong counts only when pongs are 摊): if we then win, it pays
-    ``2T`` and nobody else pays (our win counts twice: ``+c × value``); if it wins, we pay
-    ``T`` (``−c × THIRD_TAN_LOSS ×`` its :func:`loss_weights` weight).  0 without
-    ``three_tan_contract``."""
+def feed_third_tan_value(info: SeatInfo, t: Tile, value: float) -> float:
+    """What our discard ``t`` is worth through the 摊 contract it may start (RULES §10.4),
+    in our win's M; ``value`` is our expected M after it (before any penalty).  For each
+    seat ``o`` that holds two 摊 from us and may take a third (RULES §6.5), with ``c`` its
+    chance to claim ``t`` as a 摊 (:func:`claim_chances`: a chow by the next seat, a pong
+    by any seat when pongs are 摊):
+
+    * 反承包: if we then win, ``o`` pays ``2T`` and nobody else pays, so our win counts
+      twice: ``+c × value``;
+    * 承包: if ``o`` wins (chance :data:`THIRD_TAN_WIN`), we pay its ``T`` instead of our
+      share, ``Σ_x f(o, x)`` over the other payers ``x``, in units of what our own win
+      brings, ``Σ_x f(us, x)`` (``f`` the dealer factor of §10.1):
+      ``−c × THIRD_TAN_WIN × extra(o)``.
+
+    0 without ``three_tan_contract`` and for a 财神 (never claimed)."""
     if not info.rules.three_tan_contract:
         return 0.0
+    d = dealer_factor(info.level)
+
+    def f(a: int, b: int) -> float:
+        return float(d if info.dealer in (a, b) else 1)
+
+    ours = sum(f(info.seat, x) for x in range(info.players) if x != info.seat)
     chances: list[float] | None = None
-    weights: list[float] | None = None
     total = 0.0
-    nxt = (info.seat + 1) % info.players
     for (taker, giver), n in info.tan.items():
-        if giver != info.seat or n != 2 or (taker != nxt and not info.rules.pong_counts_as_tan):
+        if giver != info.seat or n != 2:
             continue
         if tan_limit(info.rules, taker=taker, giver=giver, dealer=info.dealer,
                      level=info.level) is not None:
             continue
-        chances = chances or claim_chances(info, t)
-        weights = weights or loss_weights(info)
-        total += chances[taker] * (value - THIRD_TAN_LOSS * weights[taker])
+        if chances is None:
+            chances = claim_chances(info, t, pongs=info.rules.pong_counts_as_tan)
+        extra = sum(f(taker, x) for x in range(info.players)
+                    if x not in (taker, info.seat)) / ours
+        total += chances[taker] * (value - THIRD_TAN_WIN * extra)
     return total
 
 
@@ -526,11 +540,10 @@ class StrongBot(ExplainingBot):
             v = search.exact(an.remove(state, an.natural(r.tile, info.caishen)), search.draws)
             # RULES §10.4: do not hand out a third 摊; §8.4: nor a level-3 discard win;
             # §6.3: nor a claim
-            v -= decline + DANGER_RISK * r.danger
-            if THIRD_TAN:
-                v += third_tan_value(info, r.tile, v)
+            if FEED_THIRD_TAN:
+                v += feed_third_tan_value(info, r.tile, v) - decline - DANGER_RISK * r.danger
             else:
-                v -= FEED_RISK * r.feeds
+                v -= decline + FEED_RISK * r.feeds + DANGER_RISK * r.danger
             if FEED_CLAIM:
                 v -= FEED_CLAIM * claim_cost(info, r.tile)
             detail = f"expected M {v:.3f}" + (f"; discard-win danger {r.danger:.2f}"
@@ -583,9 +596,10 @@ class StrongBot(ExplainingBot):
                         break
                     y = r.tile
                     v = search.exact(an.remove(after, an.natural(y, info.caishen)),
-                                     search.draws) - DANGER_RISK * r.danger
-                    if THIRD_TAN:
-                        v += third_tan_value(info, y, v)
+                                     search.draws)
+                    if FEED_THIRD_TAN:
+                        v += feed_third_tan_value(info, y, v)
+                    v -= DANGER_RISK * r.danger
                     if FEED_CLAIM:
                         v -= FEED_CLAIM * claim_cost(info, y)
                     if v > best:
