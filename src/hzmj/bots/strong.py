@@ -590,10 +590,12 @@ class StrongBot(ExplainingBot):
                 rest = remove_tiles(info.concealed, [t, t] if isinstance(a, Pong) else a.tiles)
                 ranked = rank_discards(info, rest, sorted(set(rest)), extra_melds=1)
                 after = hand_state(info, rest, 1)
-                best, best_t = -1.0, rest[0]
+                best, best_t, scored = float("-inf"), rest[0], False
                 for r in ranked:
-                    if r.shanten > ranked[0].shanten or (best >= 0 and search.leaves <= 0):
+                    # the first discard is always scored, then until the leaves run out
+                    if r.shanten > ranked[0].shanten or (scored and search.leaves <= 0):
                         break
+                    scored = True
                     y = r.tile
                     v = search.exact(an.remove(after, an.natural(y, info.caishen)),
                                      search.draws)
