@@ -134,17 +134,21 @@ def piao_value(info: SeatInfo) -> float | None:
     return p * (1 << (1 + kongs + piao)) - (1 - p)
 
 
+def third_tan_takers(info: SeatInfo) -> list[int]:
+    """Seats holding two 摊 from this seat that may take a third (RULES §6.5: not between
+    non-dealers while the dealer is at level 2 or 3, nor without the contract rule)."""
+    return [taker for (taker, giver), n in info.tan.items()
+            if giver == info.seat and n == 2
+            and tan_limit(info.rules, taker=taker, giver=giver, dealer=info.dealer,
+                          level=info.level) is None]
+
+
 def feeds_third_tan(info: SeatInfo, t: Tile) -> bool:
     """Whether discarding ``t`` could give some player a third 摊 from this seat, making
     this seat liable for the whole payment if that player wins (RULES §6.5, §10.4)."""
     if not info.rules.three_tan_contract or t == info.caishen:
         return False
-    for (taker, giver), n in info.tan.items():
-        if giver != info.seat or n != 2:
-            continue
-        if tan_limit(info.rules, taker=taker, giver=giver, dealer=info.dealer,
-                     level=info.level) is not None:
-            continue  # RULES §6.5: no third 摊 between these two (non-dealers, level ≥ 2)
+    for taker in third_tan_takers(info):
         if info.unseen[t] >= 2 and info.rules.pong_counts_as_tan:
             return True
         nat = an.natural(t, info.caishen)

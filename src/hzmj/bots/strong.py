@@ -57,6 +57,7 @@ from hzmj.bots.efficiency import (
     hand_state,
     piao_value,
     rank_discards,
+    third_tan_takers,
     turn_candidates,
 )
 from hzmj.bots.seat import SeatInfo, read_seat, remove_tiles
@@ -454,12 +455,7 @@ def feed_third_tan_value(info: SeatInfo, t: Tile, value: float) -> float:
     ours = sum(f(info.seat, x) for x in range(info.players) if x != info.seat)
     chances: list[float] | None = None
     total = 0.0
-    for (taker, giver), n in info.tan.items():
-        if giver != info.seat or n != 2:
-            continue
-        if tan_limit(info.rules, taker=taker, giver=giver, dealer=info.dealer,
-                     level=info.level) is not None:
-            continue
+    for taker in third_tan_takers(info):
         if chances is None:
             chances = claim_chances(info, t, pongs=info.rules.pong_counts_as_tan)
         extra = sum(f(taker, x) for x in range(info.players)
