@@ -13,6 +13,7 @@ from hzmj.scoring import (
     HandScore,
     discard_win_allowed,
     escape_penalty,
+    pair_factor,
     score_hand,
     settle,
     share,
@@ -372,3 +373,22 @@ def test_rules_8_5_escape_penalty_sums_to_zero(players: int, data: st.DataObject
     result = escape_penalty(rules, escaper=data.draw(seats), dealer=data.draw(seats),
                             level=data.draw(st.integers(1, 3)))
     assert sum(result.deltas) == 0 and all(type(d) is int for d in result.deltas)
+
+
+@pytest.mark.parametrize(("level", "winner", "payer", "dealer", "expected"), [
+    (1, 0, 1, 0, 2),   # the dealer wins: ×2 at level 1
+    (2, 1, 0, 0, 4),   # the dealer pays: ×4 at level 2
+    (3, 2, 3, 0, 1),   # neither is the dealer: 1 at any level
+    (3, 3, 1, 1, 8),   # 三连庄 and above: ×8
+])
+def test_rules_10_1_pair_factor(level: int, winner: int, payer: int, dealer: int,
+                                expected: int) -> None:
+    assert pair_factor(level, winner=winner, payer=payer, dealer=dealer) == expected
+    rules = Rules()
+    amount, _ = share(rules, 2, winner=winner, payer=payer, dealer=dealer, level=level)
+    assert amount == 2 * expected * rules.base_score
+
+
+def test_rules_10_1_pair_factor_rejects_a_bad_level() -> None:
+    with pytest.raises(ValueError, match="dealer level"):
+        pair_factor(4, winner=0, payer=1, dealer=0)

@@ -311,10 +311,17 @@ def dealer_factor(level: int) -> int:
     return 1 << level
 
 
+def pair_factor(level: int, *, winner: int, payer: int, dealer: int) -> int:
+    """The factor ``f`` of one winner–payer pair (RULES §10.1): ``D = 2^level`` when the
+    dealer is the winner or the payer, else 1.  ``ValueError`` for a level outside 1–3."""
+    d = dealer_factor(level)
+    return d if dealer in (winner, payer) else 1
+
+
 def share(rules: Rules, multiplier: int, *, winner: int, payer: int, dealer: int,
           level: int) -> tuple[int, str]:
     """``share(X) = min(f × M, cap) × base_score`` (RULES §10.1–10.2) and its arithmetic."""
-    f = dealer_factor(level) if dealer in (winner, payer) else 1
+    f = pair_factor(level, winner=winner, payer=payer, dealer=dealer)
     raw = f * multiplier
     capped = min(raw, rules.cap) if rules.cap is not None else raw
     text = f"M={multiplier} × dealer factor {f}"

@@ -63,7 +63,7 @@ from hzmj.bots.efficiency import (
 from hzmj.bots.seat import SeatInfo, read_seat, remove_tiles
 from hzmj.events import Action, Chow, Discard, Kong, Pass, Pong, Win
 from hzmj.hand import shanten_counts
-from hzmj.scoring import dealer_factor, tan_limit
+from hzmj.scoring import pair_factor, tan_limit
 from hzmj.tiles import NUM_KINDS, WHITE, Tile, format_tiles
 
 DEFAULT_BUDGET_MS = 100
@@ -423,9 +423,9 @@ def loss_weights(info: SeatInfo) -> list[float]:
     Their mean is always 1.  Self-draw only: the cap (§10.2), discard wins (§8.4) and
     contracts (§10.4; feeding a third 摊 is priced apart: ``FEED_RISK``, or
     :func:`feed_third_tan_value`) are left out."""
-    d = dealer_factor(info.level)
-    f = [float(d if info.dealer in (o, info.seat) else 1) for o in range(info.players)]
-    f[info.seat] = 0.0
+    f = [0.0 if o == info.seat else float(pair_factor(info.level, winner=o, payer=info.seat,
+                                                        dealer=info.dealer))
+         for o in range(info.players)]
     total = sum(f) or 1.0
     return [(info.players - 1) * x / total for x in f]
 
@@ -447,10 +447,8 @@ def feed_third_tan_value(info: SeatInfo, t: Tile, value: float) -> float:
     0 without ``three_tan_contract`` and for a 财神 (never claimed)."""
     if not info.rules.three_tan_contract:
         return 0.0
-    d = dealer_factor(info.level)
-
     def f(a: int, b: int) -> float:
-        return float(d if info.dealer in (a, b) else 1)
+        return float(pair_factor(info.level, winner=a, payer=b, dealer=info.dealer))
 
     ours = sum(f(info.seat, x) for x in range(info.players) if x != info.seat)
     chances: list[float] | None = None
