@@ -73,3 +73,24 @@ def test_replay_rejects_bad_records() -> None:
         replay({**record, "actions": bad})
     with pytest.raises(RecordError):
         replay({**record, "actions": [{"type": "fly", "seat": 0}]})
+
+
+@pytest.mark.parametrize(("key", "value", "message"), [
+    ("actions", 5, "must be a list"),
+    ("actions", None, "must be a list"),
+    ("actions", "discard", "must be a list"),
+    ("actions", [None], "action 0"),
+    ("actions", [[1, 2]], "action 0"),
+    ("actions", [{"type": "discard", "seat": 0, "tile": {"a": 1}}], "action 0"),
+    ("rules", 5, "bad rules or seed"),
+    ("rules", [1], "bad rules or seed"),
+    ("seed", float("inf"), "bad rules or seed"),
+    ("seed", [1], "bad rules or seed"),
+])
+def test_replay_turns_any_malformed_field_into_a_record_error(key: str, value: object,
+                                                               message: str) -> None:
+    """A record from a file or a client is untrusted: every malformed field is a
+    RecordError (the CLI's clean error), never a TypeError or OverflowError."""
+    record = played(Rules(), 3, steps=10).record()
+    with pytest.raises(RecordError, match=message):
+        replay({**record, key: value})

@@ -43,8 +43,16 @@ def test_review_summary_and_decisions() -> None:
     assert report["loss_total"] == pytest.approx(sum(d["loss"] or 0 for d in decisions), abs=1e-3)
     assert report["loss_per_hand"] == pytest.approx(report["loss_total"] / report["hands"],
                                                     abs=1e-3)
+    ties = 0
     for d in decisions:
-        assert d["agree"] == (d["played"] == d["best"])
+        # agree: the bot's choice, or a move it values at least as high (a tie)
+        mine = next((c["value"] for c in d["top"] if c["action"] == d["played"]), None)
+        best_value = d["top"][0]["value"]
+        if d["played"] == d["best"] or (mine is not None and mine > best_value):
+            assert d["agree"]
+        elif mine is None or mine < best_value:
+            assert not d["agree"]
+        ties += d["agree"] and d["played"] != d["best"]
         assert d["top"][0]["action"] == d["best"]
         assert d["played"] in [c["action"] for c in d["top"]] or d["loss"] is None
         assert (d["loss"] == 0) if d["agree"] else (d["loss"] is None or d["loss"] >= 0)
@@ -54,6 +62,7 @@ def test_review_summary_and_decisions() -> None:
     assert losses == sorted(losses, reverse=True)
     top = max((d["loss"] or 0) for d in decisions)
     assert losses[0] == top
+    assert ties > 0  # the random seat's record holds discards the bot values equally
     # the efficiency seat reviewed by the efficiency bot agrees with itself every time
     assert review(record, 1, "efficiency")["agreement"] == 1.0
 
@@ -124,6 +133,10 @@ def test_review_endpoint_after_the_match_only(tmp_path: Path) -> None:
         assert client.get(url + "?seat=5&bot=efficiency").status_code == 422
         refused = client.get(url + "?seat=0&bot=oracle")
         assert refused.status_code == 422 and "sees every tile" in refused.text
+        # a client never sets a review's cost: no budgets, no sample counts
+        for costly in ("expert:2000", "expert@64", "strong:2000", "random"):
+            r = client.get(url + f"?seat=0&bot={costly}")
+            assert r.status_code == 422 and "must be one of" in r.text, costly
         assert client.get("/api/matches/nope/review?seat=0").status_code == 404
 
 

@@ -310,3 +310,20 @@ def test_an_action_the_database_cannot_take_is_an_error_and_the_seat_stays_the_p
         assert until("ack")["state_id"] > prompt["state_id"]
     seats = c.get(f"/api/rooms/{room}").json()["seats"]
     assert seats[0]["auto"] is False
+
+
+@pytest.mark.parametrize(("env", "message"), [
+    ({"HZMJ_HINT_MS": "0"}, "hint_ms"),
+    ({"HZMJ_HINT_MS": "5000"}, "hint_ms"),
+    ({"HZMJ_BOT_WORKERS": "two"}, "HZMJ_BOT_WORKERS must be a number"),
+    ({"HZMJ_RATE_PER_SECOND": "fast"}, "HZMJ_RATE_PER_SECOND must be a number"),
+])
+def test_a_bad_setting_stops_the_server_at_start_with_its_name(
+        monkeypatch: pytest.MonkeyPatch, env: dict[str, str], message: str) -> None:
+    """A setting no request could be served with (a hint budget the bots refuse, a
+    number that does not parse) is an error naming it at start-up, not a 422 on every
+    hint later."""
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    with pytest.raises(ValueError, match=message):
+        ServerConfig.from_env()

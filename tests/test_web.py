@@ -578,6 +578,11 @@ def check_review_box(page: Any, base: str, room_id: str) -> None:
     here = box.locator(".review-here")
     sync_api.expect(here).to_contain_text("实打")
     sync_api.expect(here).to_contain_text("AI 首选")
+    # the bot's top choices at that decision, each with its value, the move played marked
+    top = box.locator("ol.review-top li")
+    sync_api.expect(top).to_have_count(len(costly[0]["top"]))
+    sync_api.expect(box.locator("ol.review-top li.played")).to_have_count(1)
+    sync_api.expect(box.locator("ol.review-top li.played")).to_contain_text("(实打)")
     shot(page, "replay-review.png")
     # another seat: the old review goes away until it is run for that seat
     box.locator("select.review-seat").select_option("0")

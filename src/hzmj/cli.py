@@ -122,7 +122,7 @@ RuleOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 RayOpt = Annotated[str | None, typer.Option(
     "--ray", metavar="[ADDRESS]", help="Play on a Ray cluster: alone, a local one; or an "
-    "address (auto, ray://HEAD:10001). Needs the extra hzmj[cluster].")]
+    "address (auto, ray://HEAD:10001). Needs the extra hzmj\\[cluster].")]
 CaishenOpt = Annotated[
     str,
     typer.Option("--caishen", metavar="TILE",
@@ -827,7 +827,7 @@ def play_command(
     from hzmj.bots.registry import sees_all
     from hzmj.terminal import play
 
-    _bot_factory([bot.partition(":")[0]], 1)  # checks the name
+    _bot_factory([bot], 1)  # checks the name and its budget or sample count
     if sees_all(bot):
         fail(f"{bot} sees every tile: it never plays at a table with a human (RULES §13)")
     rules = parse_rules(rule)

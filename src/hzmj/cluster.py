@@ -68,6 +68,11 @@ def ray_map(fn: Callable[[In], Out], items: Sequence[In], address: str,
     """``[fn(x) for x in items]``, each call a Ray task; results in the order of
     ``items`` whatever order they finish in.  ``fn`` must be a module-level function."""
     ray = _ray()
+    import hzmj.game
+
+    if not hzmj.game.__file__.endswith(".py"):
+        raise ClusterError("--ray needs the pure-Python build: Ray cannot unpickle the "
+                           "compiled engine's frozen dataclasses (docs/performance.md)")
     connect(address)
     task = ray.remote(fn)
     refs = [task.remote(x) for x in items]

@@ -115,15 +115,18 @@ def replay_steps(record: Mapping[str, Any]) -> tuple[Match, list[Step]]:
         try:
             rules = Rules.from_dict(record["rules"])
             match = Match(rules, int(record["seed"]))
-        except (TypeError, ValueError) as exc:  # RulesError is a ValueError
+        except (TypeError, ValueError, OverflowError, AttributeError) as exc:  # RulesError: ValueError
             raise RecordError(f"record has bad rules or seed: {exc}") from None
         steps = [Step(None, tuple(match.log))]
-        for i, raw in enumerate(record["actions"]):
+        actions = record["actions"]
+        if not isinstance(actions, list):
+            raise RecordError(f"record's actions must be a list, got {type(actions).__name__}")
+        for i, raw in enumerate(actions):
             try:
                 action = action_from_json(raw)
                 steps.append(Step(action, tuple(match.apply(action))))
-            except ValueError as exc:
-                raise RecordError(f"action {i} ({raw}) does not apply: {exc}") from None
+            except (ValueError, TypeError, KeyError, AttributeError) as exc:
+                raise RecordError(f"action {i} ({raw!r:.80}) does not apply: {exc}") from None
     except KeyError as exc:
         raise RecordError(f"record lacks {exc}") from None
     return match, steps

@@ -3,8 +3,8 @@
 The record is replayed action by action; at every decision of the seat that offered a
 choice, the reviewing bot is shown exactly what the seat saw then (``Match.view(seat)``,
 RULES §13, never another hand or the wall) and values its top choices and the move
-played.  ``loss`` is how much less the bot valued the move played than its best one (0
-when they agree), in the bot's own unit (the expert's: expected points of the hand).
+played.  ``loss`` is how much less the bot valued the move played than its choice (0
+when they agree: the same move, or one valued at least as high), in the bot's own unit (the expert's: expected points of the hand).
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ def review(record: Mapping[str, Any], seat: int, bot: str = DEFAULT_BOT,
     "agreement", "loss_total", "loss_per_hand", "costliest": [...]}``; a decision is
     ``{"index", "hand_no", "played", "best", "agree", "loss", "top"}`` (``index``: the
     action's place in the record; ``top``: the bot's best choices with their values;
-    ``loss``: ``None`` when the bot did not value the move played).  ``ValueError`` for a
+    ``loss``: ``None`` when the bot did not value the move played; ``agree``: the move played
+    is the bot's choice or valued at least as high, and then ``loss`` is 0).  ``ValueError`` for a
     seat not at the table or a bot that sees hidden tiles; :class:`RecordError` for a
     record that does not replay.
     """
@@ -84,8 +85,10 @@ def _decision(index: int, hand_no: int, bot: Bot, view: dict[str, Any],
     ranked = bot.explain(view, legal, include=played)
     best = ranked[0]
     mine = next((c for c in ranked if c.action == played), None)
-    agree = best.action == played
-    loss = 0.0 if agree else (max(0.0, best.value - mine.value) if mine is not None else None)
+    # the expert keeps the strong bot's pick first unless another move beats it by two
+    # paired standard errors, so a move it values as high as its pick is no mistake
+    agree = best.action == played or (mine is not None and mine.value >= best.value)
+    loss = 0.0 if agree else (best.value - mine.value if mine is not None else None)
     top = ranked[:TOP] + ([mine] if mine is not None and mine not in ranked[:TOP] else [])
     return {"index": index, "hand_no": hand_no, "played": played.to_json(),
             "best": best.action.to_json(), "agree": agree,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -37,7 +38,7 @@ from hzmj.rules import Rules, RulesError
 from hzmj.server.account_protocol import Ok
 from hzmj.server.account_routes import account_routes, seat_name, seat_taken
 from hzmj.server.accounts import Accounts, Throttle
-from hzmj.server.bots import REVIEW_BOT, UnknownBotError, get_bot, hint_bot
+from hzmj.server.bots import REVIEW_BOT, REVIEW_BOTS, UnknownBotError, get_bot, hint_bot
 from hzmj.server.config import ServerConfig, tune_gc
 from hzmj.server.guard import (
     Bucket,
@@ -72,6 +73,9 @@ from hzmj.server.rooms import MOVING, Connection, Lobby, Room, RoomError
 from hzmj.server.storage import StaleOwnerError, Store, StoredRoom, open_store, writing
 
 log = logging.getLogger("hzmj.server")
+REVIEW_CACHE = 256  # reviews kept (the least recently asked for goes first)
+REVIEW_CONCURRENCY = 1  # reviews made at once: each holds one of the tables' bot workers
+REVIEW_QUEUE = 8  # reviews being made or waiting; one more answers 503
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 WS_MAX_FRAME = 64 * 1024  # uvicorn closes the socket (1009) above this; 4 KB is refused politely
 WS_PROTOCOL = "hzmj"  # the WebSocket subprotocol; a seat token comes as "token.<TOKEN>"
@@ -272,26 +276,53 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         rec, players = await _finished_record(room_id)
         return await asyncio.to_thread(_replay, rec, players)
 
-    reviews: dict[tuple[str, int, str], Review] = {}  # finished matches never change
+    # finished matches never change: reviews are kept (the newest REVIEW_CACHE), a review
+    # asked for while it is being made waits for that one, and at most
+    # REVIEW_CONCURRENCY run at once (each holds a bot worker the live tables share)
+    reviews: OrderedDict[tuple[str, int, str], Review] = OrderedDict()
+    making: dict[tuple[str, int, str], asyncio.Task[Review]] = {}
+    review_slots = asyncio.Semaphore(REVIEW_CONCURRENCY)
+
+    async def make_review(key: tuple[str, int, str], rec: dict[str, Any]) -> Review:
+        try:
+            async with review_slots:
+                try:  # a search over the whole match: in a bot worker, off the event loop
+                    made = Review.model_validate(
+                        await lobby().thinker.run(review_seat, rec, key[1], key[2]))
+                except ValueError as exc:
+                    raise RoomError(422, str(exc)) from None
+            reviews[key] = made
+            while len(reviews) > REVIEW_CACHE:
+                reviews.popitem(last=False)
+            return made
+        finally:
+            del making[key]
 
     @app.get("/api/matches/{room_id}/review")
     async def review(room_id: str, seat: int, request: Request,
                      bot: str = REVIEW_BOT) -> Review:
         rec, _ = await _finished_record(room_id)
         key = (room_id, seat, bot)
-        if key not in reviews:
+        if key in reviews:
+            reviews.move_to_end(key)
+            return reviews[key]
+        if key not in making:
             get_bot(bot, 0)  # UnknownBotError → 422 (the oracle too)
+            if bot not in REVIEW_BOTS:
+                raise RoomError(422, "a review's bot must be one of "
+                                     f"{', '.join(REVIEW_BOTS)}", "bad_bot")
+            if len(making) >= REVIEW_QUEUE:
+                raise RoomError(503, "too many reviews are being made: try again in a "
+                                     "minute", "busy")
             if not review_calls.take(client_address(request)):
-                raise RoomError(429, f"too many reviews: at most {cfg.hints_per_second:g} a "
-                                     "second", "rate_limited")
-            try:  # a search over the whole match: in a bot worker, off the event loop
-                done = await lobby().thinker.run(review_seat, rec, seat, bot)
-            except ValueError as exc:
-                raise RoomError(422, str(exc)) from None
-            if len(reviews) >= 256:
-                reviews.clear()
-            reviews[key] = Review.model_validate(done)
-        return reviews[key]
+                raise RoomError(429, f"too many reviews: at most {cfg.hints_per_second:g} "
+                                     "a second", "rate_limited")
+            task = asyncio.create_task(make_review(key, rec), name=f"hzmj-review-{room_id}")
+            # the work is the task's, not this request's: a client that goes away cancels
+            # nothing, and whoever asks meanwhile waits for the same review
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())
+            making[key] = task
+        return await asyncio.shield(making[key])
 
     async def _finished_record(room_id: str) -> tuple[dict[str, Any], list[str | None]]:
         """A finished match's record and its seats' names; 409 before the end."""
@@ -593,9 +624,12 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None,
     if redis and not node_url:
         node_url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}"
     lan = lan_address() if host in ("0.0.0.0", "::") else None
-    cfg = ServerConfig.from_env(db=db, public_url=public_url,
-                                lan_url=f"http://{lan}:{port}" if lan else None,
-                                redis=redis, node_url=node_url, node_id=node_id)
+    try:
+        cfg = ServerConfig.from_env(db=db, public_url=public_url,
+                                    lan_url=f"http://{lan}:{port}" if lan else None,
+                                    redis=redis, node_url=node_url, node_id=node_id)
+    except ValueError as exc:  # an HZMJ_* variable that does not parse or is out of range
+        raise SystemExit(f"error: {exc}") from None
     if cfg.redis and make_url(cfg.db_url).get_backend_name() == "sqlite":
         raise SystemExit("error: --redis needs a shared database (--db postgresql://…), "
                          "not SQLite")

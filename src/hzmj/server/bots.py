@@ -28,6 +28,9 @@ WORKER_NICENESS = 15  # bot workers run well below the event loop's priority: a 
 
 REVIEW_BOT = "expert@4"  # the replay page's AI review: moves valued in points of the hand
 # by search (deterministic, a few s a match), the strong bot's choice first
+REVIEW_BOTS = (REVIEW_BOT, "strong", "efficiency")
+"""The bots a client may ask for a review by: each a fixed, bounded cost per decision (a
+client's ``expert:2000`` or ``expert@64`` would hold a bot worker for a minute a match)."""
 
 
 def hint_bot(budget_ms: int) -> str:

@@ -88,6 +88,14 @@ class ServerConfig:
     # collector as Python sets it
     gc_gen0: int = 50_000
 
+    def __post_init__(self) -> None:
+        """``ValueError`` for a setting no request could ever be served with."""
+        from hzmj.bots.registry import MAX_BUDGET_MS
+
+        if not 1 <= self.hint_ms <= MAX_BUDGET_MS:
+            raise ValueError(f"hint_ms (HZMJ_HINT_MS) must be 1 to {MAX_BUDGET_MS} "
+                             f"milliseconds, got {self.hint_ms}")
+
     @property
     def db_url(self) -> str:
         return database_url(self.db)
@@ -106,14 +114,19 @@ class ServerConfig:
             if raw is None:
                 continue
             default = getattr(cls, f.name)
-            if isinstance(default, bool):
-                values[f.name] = raw.lower() in ("1", "true", "yes", "on")
-            elif isinstance(default, int):
-                values[f.name] = int(raw)
-            elif isinstance(default, float):
-                values[f.name] = float(raw)
-            else:
-                values[f.name] = raw
+            try:
+                if isinstance(default, bool):
+                    values[f.name] = raw.lower() in ("1", "true", "yes", "on")
+                elif isinstance(default, int):
+                    values[f.name] = int(raw)
+                elif isinstance(default, float):
+                    values[f.name] = float(raw)
+                else:
+                    values[f.name] = raw
+            except ValueError:
+                kind = type(default).__name__
+                raise ValueError(f"HZMJ_{f.name.upper()} must be a number ({kind}), got "
+                                 f"{raw!r}") from None
         return replace(cls(**values), **{k: v for k, v in overrides.items() if v is not None})
 
 

@@ -205,13 +205,16 @@ class Share(_Model):
 
 
 class ReviewDecision(_Model):
-    index: int = Field(description="the action's place in the record (replay step index + 1)")
+    index: int = Field(description="the action's place in the record (0 = its first "
+                                   "action): replay step `index` shows the position "
+                                   "before it")
     hand_no: int
     played: Json = Field(description="the action the seat took")
     best: Json = Field(description="the reviewing bot's first choice")
     agree: bool
     loss: float | None = Field(description="the bot's value of best minus that of played "
                                            "(0 when they agree; null: played not valued)")
+    # agree: played is the bot's choice, or a move it values at least as high
     top: list[HintCandidate] = Field(description="the bot's best choices, and the move played")
 
 

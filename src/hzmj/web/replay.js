@@ -199,16 +199,27 @@ function actionText(a) {
 }
 
 async function loadReview() {
+  const seat = state.reviewSeat;
   state.reviewing = true;
   state.reviewError = "";
   render();
   try {
-    state.review = await api("GET", `/api/matches/${roomId}/review?seat=${state.reviewSeat}`);
+    const r = await api("GET", `/api/matches/${roomId}/review?seat=${seat}`);
+    if (r.seat === state.reviewSeat) state.review = r; // the seat may have changed meanwhile
   } catch (e) {
-    state.reviewError = e.message;
+    if (seat === state.reviewSeat) state.reviewError = e.message;
   }
   state.reviewing = false;
   render();
+}
+
+/** The bot's top choices at one decision, with their values; the move played marked. */
+function topChoices(d) {
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  return h("ol.review-top", { "aria-label": t("top_choices") }, d.top.map((c) =>
+    h(same(c.action, d.played) ? "li.played" : "li", {},
+      `${actionText(c.action)}: ${c.value.toFixed(2)}`
+      + (same(c.action, d.played) ? ` (${t("played")})` : ""))));
 }
 
 /** The AI review box: a seat, a button, the summary and the costliest decisions; the
@@ -216,6 +227,7 @@ async function loadReview() {
 function reviewBox() {
   const seats = state.boards[0]?.n || 0;
   const pick = h("select.review-seat", { "aria-label": t("review_seat"),
+    disabled: state.reviewing ? true : null,
     onchange: (e) => { state.reviewSeat = Number(e.target.value); state.review = null; render(); } },
   Array.from({ length: seats }, (_, i) => h("option",
     { value: i, selected: i === state.reviewSeat ? true : null }, seatName(state.names, i))));
@@ -231,7 +243,8 @@ function reviewBox() {
     const here = r.decisions.find((d) => d.index === state.steps[state.index]?.orig); // before action i
     if (here) {
       parts.push(h("p.review-here", {}, `${t("played")}: ${actionText(here.played)} · `
-        + `${t("best")}: ${actionText(here.best)} · ${t("loss")}: ${here.loss ?? "?"}`));
+        + `${t("best")}: ${actionText(here.best)} · ${t("loss")}: ${here.loss ?? "?"}`),
+      h("p.review-top-label", {}, t("top_choices")), topChoices(here));
     }
     parts.push(h("h4", {}, t("costliest")), h("ol.review-costliest", {},
       r.costliest.map((d) => h("li", {}, h("button.link", { onclick: () => { stop(); go(shownIndex(d.index)); } },
