@@ -1,6 +1,7 @@
 """Is the strong bot's value of a hand calibrated?  Its prediction against what happened.
 
     uv run python benchmarks/leaf_calibration.py --matches 100 --seed 300
+    uv run python benchmarks/leaf_calibration.py --matches 100 --seed 300 --set WALL_HAZARD=1
 
 Plays ``--matches`` matches (default rules) with the strong bot in seat 0 and efficiency
 bots elsewhere.  At each of seat 0's discards it takes the 13-tile hand left and asks the
@@ -8,7 +9,9 @@ strong bot's search for its value ``Q`` (``strong._Search.exact``: the expected 
 seat 0's own self-drawn win from here, each go-around discounted by the others' wins,
 RULES §9.1) — the quantity the bot ranks its discards by at shanten ≤ 1.  When the hand
 ends, the outcome of each such decision is the M seat 0 won (0 when it did not win).
-Printed by shanten, 财神 held and the own draws left: the number of decisions, the mean
+``--set`` changes the bot's settings as ``strong_variant.py`` does.  Printed first: by
+the draws seat 0 had left when it discarded, the share of its go-arounds that ended in
+another seat's win (the search's ``1 − rho``); then by shanten, 财神 held and the own draws left: the number of decisions, the mean
 predicted ``Q``, the mean outcome and their ratio (1 = calibrated).  A ratio far from 1
 at some shanten means the leaf over- or under-rates that distance from ready against the
 others, which is what the search trades (a plain win now against a 爆头-ready hand, a
@@ -18,7 +21,9 @@ claim against a pass, more useful draws against a better shape).
 from __future__ import annotations
 
 import argparse
+import sys
 from collections import defaultdict
+from pathlib import Path
 
 from hzmj.bots import analysis as an
 from hzmj.bots.efficiency import hand_state
@@ -88,7 +93,13 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=100)
     parser.add_argument("--seed", type=int, default=300)
     parser.add_argument("--max-shanten", type=int, default=3)
+    parser.add_argument("--set", default="", metavar="KEY=VALUE,...",
+                        help="strong bot settings, as benchmarks/strong_variant.py takes them")
     args = parser.parse_args()
+    sys.path.insert(0, str(Path(__file__).parent))
+    from strong_variant import apply
+
+    apply(args.set)
     table, hazard = measure(args.matches, args.seed, args.max_shanten)
     print("draws left at seat 0's discard: go-arounds, share ended by another's win")
     for k in sorted(hazard, reverse=True):

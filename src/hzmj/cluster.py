@@ -60,7 +60,12 @@ def connect(address: str) -> None:
             package = str(Path(__file__).resolve().parent)
             ray.init(address=address, runtime_env={"py_modules": [package]}, **quiet)
     except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ValueError…
-        raise ClusterError(f"cannot reach the Ray cluster at {address!r}: {exc}") from None
+        hint = ("" if os.environ.get("RAY_AUTH_MODE") else
+                "; a cluster with token authentication (Ray's default from 2.59) also "
+                "needs RAY_AUTH_MODE=token and its token (RAY_AUTH_TOKEN, from `ray "
+                "get-auth-token` on the head)")
+        raise ClusterError(f"cannot reach the Ray cluster at {address!r}: {exc}{hint}"
+                           ) from None
 
 
 def ray_map(fn: Callable[[In], Out], items: Sequence[In], address: str,

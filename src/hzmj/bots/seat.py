@@ -29,6 +29,7 @@ class SeatInfo:
     ``tan[(taker, giver)]``: 摊 counts read from the melds (RULES §6.5); ``draws_left``:
     own draws the live wall still allows (about);
     ``shown[i]``: seat i's declared sets; ``discarded[i]``: the kinds seat i discarded;
+    ``turns[i]``: seat i's discards so far, claimed ones too (the turns it has played);
     ``lock``: the seat whose 财神 lock holds (RULES §5.5), if any.
     """
 
@@ -50,6 +51,7 @@ class SeatInfo:
     shown: tuple[int, ...] = ()
     discarded: tuple[frozenset[Tile], ...] = ()
     lock: int | None = None
+    turns: tuple[int, ...] = ()
 
     @property
     def counts_wilds(self) -> tuple[list[int], int]:
@@ -122,6 +124,7 @@ def read_seat(view: dict[str, Any]) -> SeatInfo:
         discarded=tuple(frozenset(tile(d["tile"]) for d in p["discards"])
                         for p in view["players"]),
         lock=view["lock"],
+        turns=tuple(len(p["discards"]) for p in view["players"]),
     )
 
 

@@ -125,6 +125,17 @@ TAN_RISK = 0.3
 """Expected cost of taking a third 摊 from a player: if that player wins we pay 2T
 (反承包, RULES §10.4)."""
 
+WALL_HAZARD = False
+"""The chance that the others win before our next draw grows as the hand goes on
+(:data:`OTHER_WIN_BY_TURN`, each opponent by the turns it has played); off: the flat
+``OTHER_WIN_PER_DRAW`` per opponent draw."""
+OTHER_WIN_BY_TURN = (0.0, 0.001, 0.002, 0.005, 0.013, 0.022, 0.033, 0.048, 0.064, 0.076,
+                     0.086, 0.096, 0.105, 0.11, 0.11, 0.115, 0.13)
+"""Chance that an opponent wins by self-draw on its turn, by the turns it has played
+before it (its discards so far; the last entry for any later turn).  Measured over
+400 matches of the strong bot against three efficiency bots (default rules; 98,000
+opponent draws; ``benchmarks/leaf_calibration.py`` measures the same per go-around)."""
+
 # Chance that one draw improves a hand, by shanten (index) and 财神 held (0, 1, 2+):
 # means measured over efficiency-bot self-play (RULES default rules, 12 matches).
 TYPICAL_USEFUL = (
@@ -205,13 +216,16 @@ def baotou_distance(state: an.State) -> int:
     return shanten_counts(c, wilds - 1, melds) + 1
 
 
-def _chain(stages: Sequence[float], w: float, wm: float, r: float, d: int) -> float:
+def _chain(stages: Sequence[float], w: float, wm: float, rho: Sequence[float],
+           d: int) -> float:
     """Value of a hand ``len(stages) - 1`` improvements from ready with ``d`` own draws
     left: ``stages[j]`` is the chance a draw makes the improvement that leaves ``j`` to
     go, ``w`` the ready hand's chance to win on a draw and ``wm`` that chance times its
-    M; each draw is discounted by ``r`` (the others may win first)."""
+    M; the draw made with ``i`` draws left is discounted by ``rho[i]`` (the others may
+    win first)."""
     f = [0.0] * len(stages)
-    for _ in range(max(d, 0)):
+    for i in range(1, max(d, 0) + 1):
+        r = rho[i]
         g = [r * (wm + (1 - w) * f[0])]
         for j in range(1, len(f)):
             g.append(r * (stages[j] * f[j - 1] + (1 - stages[j]) * f[j]))
@@ -234,6 +248,9 @@ class _Search:
         self.draws = info.draws_left
         self.others = info.players - 1
         self.r = (1 - OTHER_WIN_PER_DRAW) ** self.others
+        self.rho = survival(info) if WALL_HAZARD else [self.r] * (self.draws + 1)
+        """``rho[d]``: chance the go-around before our draw made with ``d`` draws left
+        passes without another seat's win."""
         self._h: dict[tuple[an.State, int], float] = {}
         self._q: dict[tuple[an.State, int], float] = {}
 
@@ -267,14 +284,14 @@ class _Search:
         # stage uses the state's own useful draws, later ones the typical chances
         stages = [_typical(j, state[1]) for j in range(max(s, 0) + 1)]
         stages[-1] = q
-        value = _chain(stages, w, wm, self.r, d) if s >= 0 else 0.0
+        value = _chain(stages, w, wm, self.rho, d) if s >= 0 else 0.0
         n = baotou_distance(state) if BAOTOU_LEAF and s >= 0 else -1
         if n > 0:
             # RULES §7.3, §9.1: the 爆头 route, n exchanges until the hand minus one 财神
             # is complete (each as hard as a step of a hand without that 财神), then any
             # draw wins with M=2
             route = [1.0] + [_typical(j, state[1] - 1) for j in range(n)]
-            value = max(value, _chain(route, 1.0, 2.0, self.r, d))
+            value = max(value, _chain(route, 1.0, 2.0, self.rho, d))
         self._h[key] = value
         return value
 
@@ -290,7 +307,8 @@ class _Search:
         after = an.remove(an.add(state, draw), an.WILD)
         if not an.baotou_ready(after):
             return float(m)
-        return max(float(m), self.r * 2 * m - (1 - self.r) * LOSS)
+        r = self.rho[d]
+        return max(float(m), r * 2 * m - (1 - r) * LOSS)
 
     @staticmethod
     def _every_draw_wins(state: an.State) -> bool:
@@ -323,7 +341,7 @@ class _Search:
                 for y in _naturals(full):  # a 财神 is kept
                     after = an.remove(full, y)
                     if an.baotou_ready(after):
-                        m = max(m, self.leaf(after, d) - (1 - self.r) * LOSS)
+                        m = max(m, self.leaf(after, d) - (1 - self.rho[d]) * LOSS)
             return m
         full = an.add(state, draw)
         best = 0.0
@@ -342,7 +360,7 @@ class _Search:
         if d <= 0 or an.shanten(state) < 0:
             return 0.0
         total = sum(p * self.after_draw(state, k, d - 1) for k, p in self.p.items())
-        value = self.r * total
+        value = self.rho[d] * total
         self._q[key] = value
         return value
 
@@ -350,6 +368,26 @@ class _Search:
         """Value of a kong's 13-tile ``state`` before its replacement draw (RULES §6.4): a
         win on it doubles (杠开 2^t, 杠暴 2^(1+k), RULES §9.1)."""
         return sum(p * self.after_draw(state, k, self.draws, 2) for k, p in self.p.items())
+
+
+def survival(info: SeatInfo) -> list[float]:
+    """``rho[d]`` for ``d`` = 0 … ``info.draws_left``: the chance that the go-around
+    before our draw made with ``d`` draws left passes without another seat's self-drawn
+    win (RULES §8.1), each opponent winning on its turn with
+    :data:`OTHER_WIN_BY_TURN` by the turns it will have played by then (the next
+    go-around: its discards so far).  ``rho[0]`` is 1 (no draw is made)."""
+    draws = info.draws_left
+    turns = info.turns or (0,) * info.players
+    last = len(OTHER_WIN_BY_TURN) - 1
+    rho = [1.0] * (draws + 1)
+    for d in range(1, draws + 1):
+        ahead = draws - d  # go-arounds before this one
+        r = 1.0
+        for o in range(info.players):
+            if o != info.seat:
+                r *= 1 - OTHER_WIN_BY_TURN[min(turns[o] + ahead, last)]
+        rho[d] = r
+    return rho
 
 
 def claim_chances(info: SeatInfo, t: Tile, pongs: bool = True) -> list[float]:
@@ -526,7 +564,7 @@ class StrongBot(ExplainingBot):
             return turn_candidates(info, legal)
         state = hand_state(info)
         # declining a win leaves the others a go-around to win first (we would pay)
-        decline = (1 - search.r) * LOSS if win_m else 0.0
+        decline = (1 - search.rho[search.draws]) * LOSS if win_m else 0.0
         out: list[Candidate] = []
         for r in ranked:
             if r.shanten > lowest or (out and search.leaves <= 0):
