@@ -656,3 +656,34 @@ def test_feed_third_tan_value_prices_the_contract_a_discard_may_start_rules_10_4
     third = dataclasses.replace(two, dealer=3, level=1)
     c1 = strong.claim_chances(third, tile("5p"))[1]
     assert value(third, tile("5p"), 1.0) == pytest.approx(c1 * (1.0 - 0.35 * 3 / 4))
+
+
+def test_strong_survival_grows_riskier_as_the_others_play_rules_8_1(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``strong.survival``: the chance that a go-around passes without another seat's
+    self-drawn win (RULES §8.1), each opponent by the turns it will have played then,
+    times its declared sets' factor with ``HAZARD_BY_MELDS``."""
+    view = make_view("123m456m789p45s1z1z", caishen="9m", indicator="9m", live=16)
+    for seat, n in ((1, 5), (2, 5), (3, 4)):  # turns played so far
+        view["players"][seat]["discards"] = [{"tile": "1p", "claimed_by": None}] * n
+    view["players"][3]["melds"] = [{"type": "pong", "tiles": ["2p"] * 3, "from": 1}]
+    info = read_seat(view)
+    assert info.turns == (0, 5, 5, 4) and info.draws_left == 4
+    h = strong.OTHER_WIN_BY_TURN
+    rho = strong.survival(info)
+    # the go-around before the draw made with d draws left is 4 − d go-arounds ahead
+    assert rho[0] == 1.0
+    for d in range(1, 5):
+        ahead = 4 - d
+        assert rho[d] == pytest.approx((1 - h[5 + ahead]) ** 2 * (1 - h[4 + ahead]))
+    assert rho[4] > rho[3] > rho[2] > rho[1]  # later go-arounds are riskier
+    monkeypatch.setattr(strong, "HAZARD_BY_MELDS", True)
+    m0, m1 = strong.MELD_HAZARD[0], strong.MELD_HAZARD[1]
+    assert strong.survival(info)[4] == pytest.approx(
+        (1 - m0 * h[5]) ** 2 * (1 - m1 * h[4]))
+    # the search uses it with WALL_HAZARD, the flat r per go-around without
+    monkeypatch.setattr(strong, "WALL_HAZARD", True)
+    assert _Search(info, 100).rho == strong.survival(info)
+    monkeypatch.setattr(strong, "WALL_HAZARD", False)
+    search = _Search(info, 100)
+    assert search.rho == [search.r] * 5

@@ -135,6 +135,12 @@ OTHER_WIN_BY_TURN = (0.0, 0.001, 0.002, 0.005, 0.013, 0.022, 0.033, 0.048, 0.064
 before it (its discards so far; the last entry for any later turn).  Measured over
 400 matches of the strong bot against three efficiency bots (default rules; 98,000
 opponent draws; ``benchmarks/leaf_calibration.py`` measures the same per go-around)."""
+HAZARD_BY_MELDS = False
+"""With ``WALL_HAZARD``, each opponent's chance also weighs the sets it has declared
+(:data:`MELD_HAZARD`): a seat showing three sets is nearer a win than one showing none."""
+MELD_HAZARD = (0.56, 0.89, 1.13, 1.24)
+"""An opponent's win chance on a turn relative to :data:`OTHER_WIN_BY_TURN`, by the sets
+it has declared (0, 1, 2, 3+), measured with it (turns 3–15)."""
 
 # Chance that one draw improves a hand, by shanten (index) and 财神 held (0, 1, 2+):
 # means measured over efficiency-bot self-play (RULES default rules, 12 matches).
@@ -375,7 +381,8 @@ def survival(info: SeatInfo) -> list[float]:
     before our draw made with ``d`` draws left passes without another seat's self-drawn
     win (RULES §8.1), each opponent winning on its turn with
     :data:`OTHER_WIN_BY_TURN` by the turns it will have played by then (the next
-    go-around: its discards so far).  ``rho[0]`` is 1 (no draw is made)."""
+    go-around: its discards so far), times :data:`MELD_HAZARD` by the sets it shows now
+    with ``HAZARD_BY_MELDS``.  ``rho[0]`` is 1 (no draw is made)."""
     draws = info.draws_left
     turns = info.turns or (0,) * info.players
     last = len(OTHER_WIN_BY_TURN) - 1
@@ -385,7 +392,10 @@ def survival(info: SeatInfo) -> list[float]:
         r = 1.0
         for o in range(info.players):
             if o != info.seat:
-                r *= 1 - OTHER_WIN_BY_TURN[min(turns[o] + ahead, last)]
+                h = OTHER_WIN_BY_TURN[min(turns[o] + ahead, last)]
+                if HAZARD_BY_MELDS and info.shown:
+                    h *= MELD_HAZARD[min(info.shown[o], len(MELD_HAZARD) - 1)]
+                r *= 1 - h
         rho[d] = r
     return rho
 
