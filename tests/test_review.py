@@ -130,7 +130,8 @@ def test_review_endpoint_after_the_match_only(tmp_path: Path) -> None:
         record = client.get(f"/api/matches/{done}/record").json()
         assert body == review(record, 1, "efficiency")
         assert client.get(url + "?seat=1&bot=efficiency").json() == body  # cached
-        assert client.get(url + "?seat=5&bot=efficiency").status_code == 422
+        bad_seat = client.get(url + "?seat=5&bot=efficiency")  # refused before the queue
+        assert bad_seat.status_code == 422 and "seat must be 0..1" in bad_seat.text
         refused = client.get(url + "?seat=0&bot=oracle")
         assert refused.status_code == 422 and "sees every tile" in refused.text
         # a client never sets a review's cost: no budgets, no sample counts

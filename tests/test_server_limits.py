@@ -317,6 +317,11 @@ def test_an_action_the_database_cannot_take_is_an_error_and_the_seat_stays_the_p
     ({"HZMJ_HINT_MS": "5000"}, "hint_ms"),
     ({"HZMJ_BOT_WORKERS": "two"}, "HZMJ_BOT_WORKERS must be a number"),
     ({"HZMJ_RATE_PER_SECOND": "fast"}, "HZMJ_RATE_PER_SECOND must be a number"),
+    ({"HZMJ_HINTS_PER_SECOND": "nan"}, "hints_per_second .* finite"),  # no rate limit
+    ({"HZMJ_SWEEP_EVERY": "inf"}, "sweep_every .* finite"),  # rooms never swept
+    ({"HZMJ_MAX_ROOMS": "-5"}, "max_rooms"),
+    ({"HZMJ_BOT_WORKERS": "-2"}, "bot_workers"),
+    ({"HZMJ_ALLOW_FIXED_SEED": "ture"}, "HZMJ_ALLOW_FIXED_SEED must be one of"),
 ])
 def test_a_bad_setting_stops_the_server_at_start_with_its_name(
         monkeypatch: pytest.MonkeyPatch, env: dict[str, str], message: str) -> None:

@@ -529,7 +529,7 @@ def replay_command(
     try:
         with open(record_path, encoding="utf-8") as fh:
             record = json.load(fh)
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:  # JSONDecodeError, not UTF-8
         fail(f"cannot read {record_path}: {exc}")
     try:
         match = replay(record)
@@ -566,7 +566,7 @@ def review_command(
     try:
         with open(record_path, encoding="utf-8") as fh:
             record = json.load(fh)
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:  # JSONDecodeError, not UTF-8
         fail(f"cannot read {record_path}: {exc}")
     _bot_factory([bot], 1)  # checks the name
     try:

@@ -76,6 +76,7 @@ log = logging.getLogger("hzmj.server")
 REVIEW_CACHE = 256  # reviews kept (the least recently asked for goes first)
 REVIEW_CONCURRENCY = 1  # reviews made at once: each holds one of the tables' bot workers
 REVIEW_QUEUE = 8  # reviews being made or waiting; one more answers 503
+REVIEW_PER_ADDRESS = 2  # of those, asked for by one client address (one more: 503)
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 WS_MAX_FRAME = 64 * 1024  # uvicorn closes the socket (1009) above this; 4 KB is refused politely
 WS_PROTOCOL = "hzmj"  # the WebSocket subprotocol; a seat token comes as "token.<TOKEN>"
@@ -281,6 +282,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     # REVIEW_CONCURRENCY run at once (each holds a bot worker the live tables share)
     reviews: OrderedDict[tuple[str, int, str], Review] = OrderedDict()
     making: dict[tuple[str, int, str], asyncio.Task[Review]] = {}
+    asked_by: dict[tuple[str, int, str], str] = {}  # the client address that asked first
     review_slots = asyncio.Semaphore(REVIEW_CONCURRENCY)
 
     async def make_review(key: tuple[str, int, str], rec: dict[str, Any]) -> Review:
@@ -297,6 +299,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             return made
         finally:
             del making[key]
+            asked_by.pop(key, None)
 
     @app.get("/api/matches/{room_id}/review")
     async def review(room_id: str, seat: int, request: Request,
@@ -307,14 +310,19 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             reviews.move_to_end(key)
             return reviews[key]
         if key not in making:
+            players = Rules.from_dict(rec["rules"]).players
+            if not 0 <= seat < players:  # refused here, before it takes a place in line
+                raise RoomError(422, f"seat must be 0..{players - 1}, got {seat}")
             get_bot(bot, 0)  # UnknownBotError → 422 (the oracle too)
             if bot not in REVIEW_BOTS:
                 raise RoomError(422, "a review's bot must be one of "
                                      f"{', '.join(REVIEW_BOTS)}", "bad_bot")
-            if len(making) >= REVIEW_QUEUE:
+            address = client_address(request)
+            if (len(making) >= REVIEW_QUEUE
+                    or sum(a == address for a in asked_by.values()) >= REVIEW_PER_ADDRESS):
                 raise RoomError(503, "too many reviews are being made: try again in a "
                                      "minute", "busy")
-            if not review_calls.take(client_address(request)):
+            if not review_calls.take(address):
                 raise RoomError(429, f"too many reviews: at most {cfg.hints_per_second:g} "
                                      "a second", "rate_limited")
             task = asyncio.create_task(make_review(key, rec), name=f"hzmj-review-{room_id}")
@@ -322,6 +330,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             # nothing, and whoever asks meanwhile waits for the same review
             task.add_done_callback(lambda t: t.cancelled() or t.exception())
             making[key] = task
+            asked_by[key] = address
         return await asyncio.shield(making[key])
 
     async def _finished_record(room_id: str) -> tuple[dict[str, Any], list[str | None]]:

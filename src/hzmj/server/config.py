@@ -9,6 +9,7 @@ that protect the server (sizes, rates, caps, lifetimes) all live here, documente
 from __future__ import annotations
 
 import gc
+import math
 import os
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -29,6 +30,10 @@ def database_url(db: str) -> str:
     if scheme == "sqlite":
         return f"sqlite+aiosqlite://{rest}"
     return db
+
+
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
 
 
 @dataclass(frozen=True)
@@ -92,6 +97,14 @@ class ServerConfig:
         """``ValueError`` for a setting no request could ever be served with."""
         from hzmj.bots.registry import MAX_BUDGET_MS
 
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                continue
+            low = -1 if f.name == "bot_workers" else 0  # -1: one worker per core
+            if not (math.isfinite(value) and value >= low):
+                raise ValueError(f"{f.name} (HZMJ_{f.name.upper()}) must be a finite "
+                                 f"number ≥ {low}, got {value}")
         if not 1 <= self.hint_ms <= MAX_BUDGET_MS:
             raise ValueError(f"hint_ms (HZMJ_HINT_MS) must be 1 to {MAX_BUDGET_MS} "
                              f"milliseconds, got {self.hint_ms}")
@@ -116,14 +129,19 @@ class ServerConfig:
             default = getattr(cls, f.name)
             try:
                 if isinstance(default, bool):
-                    values[f.name] = raw.lower() in ("1", "true", "yes", "on")
+                    if raw.lower() not in _TRUE + _FALSE:
+                        raise ValueError(f"HZMJ_{f.name.upper()} must be one of "
+                                         f"{', '.join(_TRUE + _FALSE)}, got {raw!r}")
+                    values[f.name] = raw.lower() in _TRUE
                 elif isinstance(default, int):
                     values[f.name] = int(raw)
                 elif isinstance(default, float):
                     values[f.name] = float(raw)
                 else:
                     values[f.name] = raw
-            except ValueError:
+            except ValueError as exc:
+                if isinstance(default, bool):
+                    raise exc from None
                 kind = type(default).__name__
                 raise ValueError(f"HZMJ_{f.name.upper()} must be a number ({kind}), got "
                                  f"{raw!r}") from None
