@@ -11,8 +11,9 @@ RULES §9.1) — the quantity the bot ranks its discards by at shanten ≤ 1.  W
 ends, the outcome of each such decision is the M seat 0 won (0 when it did not win).
 ``--set`` changes the bot's settings as ``strong_variant.py`` does.  Printed first: by
 the draws seat 0 had left when it discarded, the share of its go-arounds that ended in
-another seat's win (the search's ``1 − rho``); then by shanten, 财神 held and the own draws left: the number of decisions, the mean
-predicted ``Q``, the mean outcome and their ratio (1 = calibrated).  A ratio far from 1
+another seat's win (the search's ``1 − rho``); then by shanten, 财神 held and the own
+draws left: the number of decisions, the mean predicted ``Q``, the mean outcome and their
+ratio (1 = calibrated).  A ratio far from 1
 at some shanten means the leaf over- or under-rates that distance from ready against the
 others, which is what the search trades (a plain win now against a 爆头-ready hand, a
 claim against a pass, more useful draws against a better shape).

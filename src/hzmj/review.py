@@ -4,7 +4,8 @@ The record is replayed action by action; at every decision of the seat that offe
 choice, the reviewing bot is shown exactly what the seat saw then (``Match.view(seat)``,
 RULES §13, never another hand or the wall) and values its top choices and the move
 played.  ``loss`` is how much less the bot valued the move played than its choice (0
-when they agree: the same move, or one valued at least as high), in the bot's own unit (the expert's: expected points of the hand).
+when they agree: the same move, or one valued at least as high), in the bot's own unit
+(the expert's: expected points of the hand).
 """
 
 from __future__ import annotations
@@ -34,10 +35,10 @@ def review(record: Mapping[str, Any], seat: int, bot: str = DEFAULT_BOT,
     "agreement", "loss_total", "loss_per_hand", "costliest": [...]}``; a decision is
     ``{"index", "hand_no", "played", "best", "agree", "loss", "top"}`` (``index``: the
     action's place in the record; ``top``: the bot's best choices with their values;
-    ``loss``: ``None`` when the bot did not value the move played; ``agree``: the move played
-    is the bot's choice or valued at least as high, and then ``loss`` is 0).  ``ValueError`` for a
-    seat not at the table or a bot that sees hidden tiles; :class:`RecordError` for a
-    record that does not replay.
+    ``loss``: ``None`` when the bot did not value the move played; ``agree``: the move
+    played is the bot's choice or valued at least as high, and then ``loss`` is 0).
+    ``ValueError`` for a seat not at the table or a bot that sees hidden tiles;
+    :class:`RecordError` for a record that does not replay.
     """
     if sees_all(bot):
         raise ValueError(f"{bot} sees every tile: a review uses the seat's view only")

@@ -254,9 +254,9 @@ class _Search:
         self.draws = info.draws_left
         self.others = info.players - 1
         self.r = (1 - OTHER_WIN_PER_DRAW) ** self.others
+        # rho[d]: chance the go-around before our draw made with d draws left passes
+        # without another seat's win
         self.rho = survival(info) if WALL_HAZARD else [self.r] * (self.draws + 1)
-        """``rho[d]``: chance the go-around before our draw made with ``d`` draws left
-        passes without another seat's win."""
         self._h: dict[tuple[an.State, int], float] = {}
         self._q: dict[tuple[an.State, int], float] = {}
 
@@ -495,6 +495,7 @@ def feed_third_tan_value(info: SeatInfo, t: Tile, value: float) -> float:
     0 without ``three_tan_contract`` and for a 财神 (never claimed)."""
     if not info.rules.three_tan_contract:
         return 0.0
+
     def f(a: int, b: int) -> float:
         return float(pair_factor(info.level, winner=a, payer=b, dealer=info.dealer))
 

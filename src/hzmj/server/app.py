@@ -281,8 +281,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     # asked for while it is being made waits for that one, and at most
     # REVIEW_CONCURRENCY run at once (each holds a bot worker the live tables share)
     reviews: OrderedDict[tuple[str, int, str], Review] = OrderedDict()
-    making: dict[tuple[str, int, str], asyncio.Task[Review]] = {}
-    asked_by: dict[tuple[str, int, str], str] = {}  # the client address that asked first
+    # reviews being made: the task, and the client address that asked first
+    making: dict[tuple[str, int, str], tuple[asyncio.Task[Review], str]] = {}
     review_slots = asyncio.Semaphore(REVIEW_CONCURRENCY)
 
     async def make_review(key: tuple[str, int, str], rec: dict[str, Any]) -> Review:
@@ -299,7 +299,6 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             return made
         finally:
             del making[key]
-            asked_by.pop(key, None)
 
     @app.get("/api/matches/{room_id}/review")
     async def review(room_id: str, seat: int, request: Request,
@@ -319,7 +318,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
                                      f"{', '.join(REVIEW_BOTS)}", "bad_bot")
             address = client_address(request)
             if (len(making) >= REVIEW_QUEUE
-                    or sum(a == address for a in asked_by.values()) >= REVIEW_PER_ADDRESS):
+                    or sum(a == address for _, a in making.values()) >= REVIEW_PER_ADDRESS):
                 raise RoomError(503, "too many reviews are being made: try again in a "
                                      "minute", "busy")
             if not review_calls.take(address):
@@ -329,9 +328,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             # the work is the task's, not this request's: a client that goes away cancels
             # nothing, and whoever asks meanwhile waits for the same review
             task.add_done_callback(lambda t: t.cancelled() or t.exception())
-            making[key] = task
-            asked_by[key] = address
-        return await asyncio.shield(making[key])
+            making[key] = (task, address)
+        return await asyncio.shield(making[key][0])
 
     async def _finished_record(room_id: str) -> tuple[dict[str, Any], list[str | None]]:
         """A finished match's record and its seats' names; 409 before the end."""

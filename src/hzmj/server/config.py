@@ -127,24 +127,20 @@ class ServerConfig:
             if raw is None:
                 continue
             default = getattr(cls, f.name)
-            try:
-                if isinstance(default, bool):
-                    if raw.lower() not in _TRUE + _FALSE:
-                        raise ValueError(f"HZMJ_{f.name.upper()} must be one of "
-                                         f"{', '.join(_TRUE + _FALSE)}, got {raw!r}")
-                    values[f.name] = raw.lower() in _TRUE
-                elif isinstance(default, int):
-                    values[f.name] = int(raw)
-                elif isinstance(default, float):
-                    values[f.name] = float(raw)
-                else:
-                    values[f.name] = raw
-            except ValueError as exc:
-                if isinstance(default, bool):
-                    raise exc from None
-                kind = type(default).__name__
-                raise ValueError(f"HZMJ_{f.name.upper()} must be a number ({kind}), got "
-                                 f"{raw!r}") from None
+            name = f"HZMJ_{f.name.upper()}"
+            if isinstance(default, bool):
+                if raw.lower() not in _TRUE + _FALSE:
+                    raise ValueError(f"{name} must be one of {', '.join(_TRUE + _FALSE)}, "
+                                     f"got {raw!r}")
+                values[f.name] = raw.lower() in _TRUE
+            elif isinstance(default, (int, float)):
+                try:
+                    values[f.name] = type(default)(raw)
+                except ValueError:
+                    raise ValueError(f"{name} must be a number ({type(default).__name__}), "
+                                     f"got {raw!r}") from None
+            else:
+                values[f.name] = raw
         return replace(cls(**values), **{k: v for k, v in overrides.items() if v is not None})
 
 
