@@ -17,6 +17,8 @@ import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
 
+import hzmj
+
 
 def interleaved(runs: Mapping[str, Callable[[int], float]],
                 rounds: int) -> dict[str, list[float]]:
@@ -38,9 +40,7 @@ def median_ratio(ours: Sequence[float], theirs: Sequence[float]) -> float:
 
 def compiled() -> bool:
     """Whether the engine modules are the mypyc-compiled build (docs/performance.md)."""
-    import hzmj.game
-
-    return not hzmj.game.__file__.endswith(".py")
+    return hzmj.compiled_core()
 
 
 def report(result: Mapping[str, object], as_json: bool) -> None:

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import hzmj.game
+import hzmj
 from hzmj.events import Action, Chow, Kong, Pong, Win
 from hzmj.game import HandResult, Match
 from hzmj.hints import own_hand
@@ -124,7 +124,7 @@ def _picker(rng: random.Random, legal: list[Action]) -> Action:
 # play_and_check wraps the engine's private hand-end step on the instance, which the
 # compiled build's classes do not allow (docs/performance.md); pure Python runs it
 needs_pure_engine = pytest.mark.skipif(
-    not hzmj.game.__file__.endswith(".py"),
+    hzmj.compiled_core(),
     reason="patches Match._end_hand, which compiled classes forbid")
 
 

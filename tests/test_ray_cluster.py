@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from typer.testing import CliRunner
 
-import hzmj.game
+import hzmj
 from hzmj import cluster
 from hzmj.arena import plan, run, summarise
 from hzmj.bots.registry import make_bot
@@ -19,7 +19,7 @@ from hzmj.simulate import simulate
 
 # Ray's serializer cannot rebuild the compiled build's frozen dataclasses (a
 # FrozenInstanceError on unpickling); the pure-Python run covers Ray
-pytestmark = pytest.mark.skipif(not hzmj.game.__file__.endswith(".py"),
+pytestmark = pytest.mark.skipif(hzmj.compiled_core(),
                                 reason="Ray cannot unpickle the compiled engine's frozen "
                                        "dataclasses (docs/performance.md)")
 needs_ray = pytest.mark.skipif(not cluster.available(),
@@ -103,3 +103,34 @@ def test_missing_ray_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cluster, "_ray", missing)
     out = CliRunner().invoke(app, ["simulate", "--hands", "2", "--ray"])
     assert out.exit_code == 2 and "hzmj[cluster]" in out.output
+
+
+def test_compiled_core_names_the_build_of_every_core_module() -> None:
+    """``hzmj.compiled_core`` agrees with the files the core modules were loaded from
+    (all pure-Python sources here: this module is skipped on the compiled build)."""
+    import importlib.machinery
+
+    import hzmj.game
+    import hzmj.hand
+    import hzmj.scoring
+    import hzmj.tiles
+
+    files = [m.__file__ or "" for m in (hzmj.tiles, hzmj.hand, hzmj.scoring, hzmj.game)]
+    assert hzmj.compiled_core() is False
+    assert all(f.endswith(".py") for f in files)
+    assert not any(f.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)) for f in files)
+
+
+def test_ray_refuses_the_compiled_core_before_connecting(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    """``--ray`` with the compiled engine stops with a clear message and never reaches
+    Ray (whose serializer cannot rebuild the compiled frozen dataclasses)."""
+    def no_ray() -> None:
+        raise AssertionError("Ray was reached")
+
+    monkeypatch.setattr(cluster, "compiled_core", lambda: True)
+    monkeypatch.setattr(cluster, "_ray", no_ray)
+    with pytest.raises(cluster.ClusterError, match="pure-Python build"):
+        cluster.ray_map(abs, [1, -2], "local")
+    out = CliRunner().invoke(app, ["simulate", "--hands", "2", "--ray"])
+    assert out.exit_code == 2 and "pure-Python build" in out.output

@@ -203,3 +203,21 @@ def test_rules_3_from_assignments_errors_name_the_key(item: str, key: str) -> No
     with pytest.raises(RulesError) as info:
         Rules.from_assignments([item])
     assert info.value.key == key
+
+
+@pytest.mark.parametrize("data", [
+    {"x" * 5000: 1},
+    {"players": "y" * 5000},
+    {"caishen_mode": "z" * 3000},
+    {"base_score": 10 ** 4000},
+])
+def test_rules_3_errors_name_a_long_key_or_value_without_echoing_it(data: dict[str, Any]
+                                                                     ) -> None:
+    """A client's megabyte key or value is cut in the message and in ``key`` (the server
+    sends both back), and the message still says what is wrong."""
+    with pytest.raises(RulesError) as info:
+        Rules.from_dict(data)
+    message, key = str(info.value), info.value.key
+    assert len(message) < 400 and len(key) <= 40
+    assert key == next(iter(data)) or key.endswith("…") and next(iter(data)).startswith(key[:-1])
+    assert ("unknown option" in message) == (key.endswith("…"))

@@ -214,3 +214,38 @@ def test_bots_think_during_their_pause_and_act_once_it_is_over(
     assert len(turns) >= 3, started
     assert all(at < due for due, at in turns)  # thinking began inside the pause
     assert all(at >= due for due, at in applied)  # and the move waited for its end
+
+
+def test_reviews_have_a_worker_of_their_own_and_never_hold_a_table_s_bot(
+        tmp_path: Path) -> None:
+    """Issue 15 (AI review): a review searches a whole match for seconds; it runs in its
+    own process, so a live table's bot is answered while a review is being made."""
+    import os
+
+    from hzmj.server.rooms import Lobby
+
+    async def check() -> None:
+        cfg = ServerConfig(db=str(tmp_path / "t.db"), bot_workers=1, review_workers=1)
+        lobby = Lobby(None, cfg)  # type: ignore[arg-type]  # no store is touched here
+        try:
+            table = await lobby.thinker.run(os.getpid)
+            assert lobby.reviewer is lobby.reviewer  # started once, at the first review
+            reviewer = await lobby.reviewer.run(os.getpid)
+            assert len({table, reviewer, os.getpid()}) == 3
+            busy = asyncio.ensure_future(lobby.reviewer.run(time.sleep, 3))
+            await asyncio.sleep(0.2)  # the review worker is asleep now
+            assert await lobby.thinker.run(os.getpid) == table
+            assert not busy.done()  # the table's bot did not wait for the review
+            await busy
+            assert not lobby.problems()
+        finally:
+            await lobby.close()
+        for shared in (ServerConfig(db=cfg.db, bot_workers=1, review_workers=0),
+                       ServerConfig(db=cfg.db, bot_workers=0, review_workers=1)):
+            lobby = Lobby(None, shared)  # type: ignore[arg-type]
+            try:
+                assert lobby.reviewer is lobby.thinker
+            finally:
+                await lobby.close()
+
+    asyncio.run(check())

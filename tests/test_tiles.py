@@ -218,3 +218,24 @@ def test_rules_1_1_full_set(drop_bamboo: bool, size: int) -> None:
 def test_rules_6_invalid_meld_objects(tiles: tuple[int, ...], kind: MeldKind) -> None:
     with pytest.raises(ValueError):
         Meld(kind, tiles)
+
+
+@pytest.mark.parametrize(("text", "position", "shown"), [
+    ("1m" * 2000 + "x", 4000, "…'1m1m1m1m1m1m1m1m1m1m1m1mx' (4001 characters)"),
+    ("x" + "1m" * 2000, 0, "'x1m1m1m1m1m1m1m1m1m1m1m1m'… (4001 characters)"),
+    ("12x", 2, "'12x'"),
+])
+def test_rules_1_2_a_long_hand_string_s_error_shows_the_part_around_the_position(
+        text: str, position: int, shown: str) -> None:
+    with pytest.raises(TileParseError) as info:
+        parse_tiles(text)
+    assert info.value.position == position and info.value.text == text
+    assert str(info.value) == f"unknown character 'x' at position {position} in {shown}"
+
+
+def test_rules_1_2_a_long_meld_s_error_is_cut() -> None:
+    with pytest.raises(TileParseError) as info:
+        parse_hand("[" + "1m" * 3000 + "]")
+    assert info.value.position == 0 and len(str(info.value)) < 200
+    assert str(info.value).startswith("not a valid meld: 1111") and "(6002 characters)" in str(
+        info.value)

@@ -15,6 +15,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
+from hzmj import compiled_core
+
 LOCAL: Final = "local"
 
 In = TypeVar("In")
@@ -72,12 +74,10 @@ def ray_map(fn: Callable[[In], Out], items: Sequence[In], address: str,
             progress: Callable[[int], None] | None = None) -> list[Out]:
     """``[fn(x) for x in items]``, each call a Ray task; results in the order of
     ``items`` whatever order they finish in.  ``fn`` must be a module-level function."""
-    ray = _ray()
-    import hzmj.game
-
-    if not hzmj.game.__file__.endswith(".py"):
+    if compiled_core():
         raise ClusterError("--ray needs the pure-Python build: Ray cannot unpickle the "
                            "compiled engine's frozen dataclasses (docs/performance.md)")
+    ray = _ray()
     connect(address)
     task = ray.remote(fn)
     refs = [task.remote(x) for x in items]

@@ -25,8 +25,14 @@ class RulesError(ValueError):
     """A room option has a bad value or a bad combination. ``key`` names the option."""
 
     def __init__(self, key: str, message: str) -> None:
-        self.key = key
-        super().__init__(f"{key}: {message}")
+        self.key = _clip(key)  # a client's unknown key is echoed, never a megabyte of it
+        super().__init__(f"{self.key}: {message}")
+
+
+def _clip(text: str, most: int = 40) -> str:
+    """``text`` cut to ``most`` characters (``…`` where cut): an error names a client's
+    key or value without echoing a megabyte of it."""
+    return text if len(text) <= most else text[:most - 1] + "…"
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +147,7 @@ def _coerce(key: str, raw: str, current: Any) -> Any:
             return True
         if low in ("false", "0", "no", "off"):
             return False
-        raise RulesError(key, f"expected true or false (got {raw!r})")
+        raise RulesError(key, f"expected true or false (got {_clip(repr(raw))})")
     if key in _STR_KEYS:
         return low
     if key == "cap" and low in ("none", "null", "no", "off", ""):
@@ -149,7 +155,7 @@ def _coerce(key: str, raw: str, current: Any) -> Any:
     try:
         return int(raw)
     except ValueError:
-        raise RulesError(key, f"expected an integer (got {raw!r})") from None
+        raise RulesError(key, f"expected an integer (got {_clip(repr(raw))})") from None
 
 
 #: inclusive bounds of the numeric options that are not a short list of choices
@@ -165,15 +171,15 @@ def _one_of(key: str, value: Any, allowed: tuple[Any, ...]) -> None:
     # exact types: 4.0 == 4 and True == 1 in Python, but neither is an allowed value here
     if not any(value == a and type(value) is type(a) for a in allowed):
         shown = ", ".join("none" if a is None else str(a) for a in allowed)
-        raise RulesError(key, f"must be one of {shown} (got {value!r})")
+        raise RulesError(key, f"must be one of {shown} (got {_clip(repr(value))})")
 
 
 def _bool(key: str, value: Any) -> None:
     if not isinstance(value, bool):
-        raise RulesError(key, f"must be true or false (got {value!r})")
+        raise RulesError(key, f"must be true or false (got {_clip(repr(value))})")
 
 
 def _bounded(key: str, value: Any) -> None:
     low, high = BOUNDS[key]
     if type(value) is not int or not low <= value <= high:
-        raise RulesError(key, f"must be an integer from {low} to {high} (got {value!r})")
+        raise RulesError(key, f"must be an integer from {low} to {high} (got {_clip(repr(value))})")

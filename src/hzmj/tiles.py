@@ -70,7 +70,22 @@ class TileParseError(ValueError):
         self.text = text
         self.position = position
         self.reason = reason
-        super().__init__(f"{reason} at position {position} in {text!r}")
+        shown = reason if len(reason) <= 4 * EXCERPT else reason[:4 * EXCERPT - 1] + "…"
+        super().__init__(f"{shown} at position {position} in {_excerpt(text, position)}")
+
+
+EXCERPT = 24
+"""Characters of a long hand string shown on each side of an error's position."""
+
+
+def _excerpt(text: str, position: int) -> str:
+    """``text`` quoted, or for a long one (a pasted file, a hostile client) the part
+    within ``EXCERPT`` characters of ``position``, with ``…`` where it is cut."""
+    if len(text) <= 3 * EXCERPT:
+        return repr(text)
+    lo, hi = max(0, position - EXCERPT), min(len(text), position + EXCERPT + 1)
+    return ("…" if lo else "") + repr(text[lo:hi]) + ("…" if hi < len(text) else "") + \
+        f" ({len(text)} characters)"
 
 
 def tile(name: str) -> Tile:

@@ -74,7 +74,7 @@ from hzmj.server.storage import StaleOwnerError, Store, StoredRoom, open_store, 
 
 log = logging.getLogger("hzmj.server")
 REVIEW_CACHE = 256  # reviews kept (the least recently asked for goes first)
-REVIEW_CONCURRENCY = 1  # reviews made at once: each holds one of the tables' bot workers
+REVIEW_CONCURRENCY = 1  # reviews made at once per review worker (Lobby.reviewer)
 REVIEW_QUEUE = 8  # reviews being made or waiting; one more answers 503
 REVIEW_PER_ADDRESS = 2  # of those, asked for by one client address (one more: 503)
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
@@ -182,12 +182,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @app.get("/api/health")
     async def health() -> Health:
         lob = lobby()
-        problems = lob.thinker.problems()
-        if lob.quarantined:
-            problems.append(f"{len(lob.quarantined)} stored rooms could not be rebuilt "
-                            "(quarantined)")
-        if len(lob.rooms) >= cfg.max_rooms:
-            problems.append("the live-room cap is reached; new rooms are refused")
+        problems = lob.problems()
         return Health(ok=not problems, status="degraded" if problems else "ok",
                       problems=problems, rooms=len(lob.rooms), max_rooms=cfg.max_rooms,
                       bot_workers=lob.thinker.workers,
@@ -279,18 +274,19 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     # finished matches never change: reviews are kept (the newest REVIEW_CACHE), a review
     # asked for while it is being made waits for that one, and at most
-    # REVIEW_CONCURRENCY run at once (each holds a bot worker the live tables share)
+    # REVIEW_CONCURRENCY per review worker run at once, in a pool of their own
+    # (Lobby.reviewer) so that a live table's bot never waits behind one
     reviews: OrderedDict[tuple[str, int, str], Review] = OrderedDict()
     # reviews being made: the task, and the client address that asked first
     making: dict[tuple[str, int, str], tuple[asyncio.Task[Review], str]] = {}
-    review_slots = asyncio.Semaphore(REVIEW_CONCURRENCY)
+    review_slots = asyncio.Semaphore(REVIEW_CONCURRENCY * max(1, cfg.review_workers))
 
     async def make_review(key: tuple[str, int, str], rec: dict[str, Any]) -> Review:
         try:
             async with review_slots:
-                try:  # a search over the whole match: in a bot worker, off the event loop
+                try:  # a search over the whole match: in a review worker, off the loop
                     made = Review.model_validate(
-                        await lobby().thinker.run(review_seat, rec, key[1], key[2]))
+                        await lobby().reviewer.run(review_seat, rec, key[1], key[2]))
                 except ValueError as exc:
                     raise RoomError(422, str(exc)) from None
             reviews[key] = made

@@ -43,6 +43,8 @@ class ServerConfig:
     db: str = "./hzmj.db"
     bot_delay: float = 0.6  # a bot's thinking pause before it acts
     bot_workers: int = -1  # processes that run the bots (-1: one per core; 0: inline)
+    review_workers: int = 1  # processes that make AI reviews, apart from the tables' bot
+    # workers so a review never delays a table's bot (0: reviews share the bot workers)
     hand_pause: float = 3.0  # after the next hand is dealt, before its first prompt (the deal)
     ready_seconds: float = 20.0  # the gate between hands: longest wait for 继续 (ready)
     time_scale: float = 1.0  # multiplies claim_seconds / turn_seconds (tests shorten them)

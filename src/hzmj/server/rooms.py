@@ -1050,6 +1050,7 @@ class Lobby:
         self.config = config
         self.rooms: dict[str, Room] = {}
         self.thinker = Thinker(config.workers, config.gc_gen0)
+        self._reviewer: Thinker | None = None
         self.quarantined: list[str] = []
         self._sweeper: asyncio.Task[None] | None = None
 
@@ -1060,6 +1061,32 @@ class Lobby:
             await self.adopt(stored)
         log.info("restored %d rooms (%d quarantined)", len(self.rooms), len(self.quarantined))
         self.start_services()
+
+    @property
+    def reviewer(self) -> Thinker:
+        """Where AI reviews are made (a search over a whole match, seconds long): a pool
+        of ``review_workers`` processes of its own, started at the first review, so that
+        no review delays a live table's bot; the tables' :attr:`thinker` when
+        ``review_workers`` is 0 or the bots run inline."""
+        if self.config.review_workers <= 0 or self.thinker.workers <= 0:
+            return self.thinker
+        if self._reviewer is None:
+            self._reviewer = Thinker(self.config.review_workers, self.config.gc_gen0)
+            self._reviewer.start()
+        return self._reviewer
+
+    def problems(self) -> list[str]:
+        """What makes this server degraded (``/api/health``): its worker pools', the
+        quarantined rooms, the live-room cap."""
+        problems = self.thinker.problems()
+        if self._reviewer is not None:
+            problems += [f"reviews: {p}" for p in self._reviewer.problems()]
+        if self.quarantined:
+            problems.append(f"{len(self.quarantined)} stored rooms could not be rebuilt "
+                            "(quarantined)")
+        if len(self.rooms) >= self.config.max_rooms:
+            problems.append("the live-room cap is reached; new rooms are refused")
+        return problems
 
     def start_services(self) -> None:
         """Start the bot workers' supervisor and the room sweeper."""
@@ -1168,6 +1195,8 @@ class Lobby:
             room.close_connections(1012, "server restarting")
         await asyncio.gather(*(r.stop_actor() for r in self.rooms.values()))
         self.thinker.close()
+        if self._reviewer is not None:
+            self._reviewer.close()
 
 
 def _history(log: Iterable[Event], seat: int | None) -> list[dict[str, Any]]:
