@@ -27,6 +27,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from hzmj.bots import analysis as an
+from hzmj.bots import strong
 from hzmj.bots.efficiency import hand_state
 from hzmj.bots.registry import make_bot
 from hzmj.bots.seat import read_seat
@@ -43,17 +44,24 @@ def draws_bucket(d: int) -> str:
 
 
 def measure(matches: int, seed: int, max_shanten: int
-            ) -> tuple[dict[Key, list[float]], dict[int, list[int]]]:
+            ) -> tuple[dict[Key, list[float]], dict[int, list[int]],
+                       dict[tuple[int, int], list[int]]]:
     """``({(shanten, 财神 held (2 = 2+), draws bucket): [n, Σ predicted, Σ outcome]},
-    {draws left at seat 0's discard: [go-arounds, go-arounds ended by another's win]})``."""
+    {draws left at seat 0's discard: [go-arounds, go-arounds ended by another's win]},
+    {(shanten, 财神 held): [go-arounds, go-arounds that lowered the shanten]})``: the last
+    counts, from each of seat 0's discards to its next one (its draw, or a claim, RULES
+    §6.3) or its win, whether the hand came nearer to ready; a go-around ended by another
+    seat's win or the wall is not counted."""
     rules = Rules()
     table: dict[Key, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
     hazard: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    progress: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])
     for s in range(seed, seed + matches):
         m = Match(rules, s, log=False)
         bots = [make_bot("strong" if i == 0 else "efficiency", s * 10 + i) for i in range(m.n)]
         pending: list[tuple[Key, float]] = []
         around: int | None = None  # draws left when seat 0 last discarded
+        last: tuple[int, int] | None = None  # (shanten, 财神) after seat 0's last discard
         done = 0
         while not m.over:
             seat = m.to_move()[0]
@@ -67,6 +75,10 @@ def measure(matches: int, seed: int, max_shanten: int
                 around = info.draws_left
                 after = an.remove(hand_state(info), an.natural(action.tile, info.caishen))
                 sh = an.shanten(after)
+                if last is not None:
+                    progress[last][0] += 1
+                    progress[last][1] += sh < last[0]
+                last = (sh, min(after[1], 2))
                 if 0 <= sh <= max_shanten and info.draws_left > 0:
                     search = _Search(info, 1 << 30)
                     q = search.exact(after, search.draws)
@@ -76,6 +88,10 @@ def measure(matches: int, seed: int, max_shanten: int
                 res = m.results[done]
                 done += 1
                 won = (res.score.multiplier if res.winner == 0 and res.score else 0)
+                if last is not None and res.winner == 0:
+                    progress[last][0] += 1
+                    progress[last][1] += 1
+                last = None
                 if around is not None:
                     hazard[around][0] += 1
                     hazard[around][1] += res.winner not in (None, 0)
@@ -86,7 +102,7 @@ def measure(matches: int, seed: int, max_shanten: int
                     row[1] += q
                     row[2] += won
                 pending = []
-    return table, hazard
+    return table, hazard, progress
 
 
 def main() -> None:
@@ -101,11 +117,16 @@ def main() -> None:
     from strong_variant import apply
 
     apply(args.set)
-    table, hazard = measure(args.matches, args.seed, args.max_shanten)
+    table, hazard, progress = measure(args.matches, args.seed, args.max_shanten)
     print("draws left at seat 0's discard: go-arounds, share ended by another's win")
     for k in sorted(hazard, reverse=True):
         n, lost = hazard[k]
         print(f"  {k:3} {n:6} {lost / n:6.3f}")
+    print("shanten 财神: go-arounds, share that lowered the shanten (own draw or a claim; "
+          "at 0: won), the search's TYPICAL_USEFUL (one own draw)")
+    for (sh, w), (n, stepped) in sorted(progress.items()):
+        if 0 <= sh <= args.max_shanten and n:
+            print(f"  {sh:3} {w:3} {n:7} {stepped / n:6.3f} {strong._typical(sh, w):6.3f}")
     print("shanten 财神 draws      n  predicted  outcome  ratio")
     for key in sorted(table, key=lambda k: (k[0], k[1], -int(k[2].split("-")[0].rstrip("+")))):
         n, pred, won = table[key]

@@ -67,6 +67,20 @@ def test_review_summary_and_decisions() -> None:
     assert review(record, 1, "efficiency")["agreement"] == 1.0
 
 
+def test_review_of_the_first_hands_only_is_the_full_review_s_start() -> None:
+    """``max_hands`` (the server's bound on a review's cost): the decisions of the first
+    hands, valued exactly as in the whole review, and the per-hand loss over those."""
+    record = _record()
+    full = review(record, 0, "efficiency")
+    assert full["hands"] == full["hands_reviewed"] == 8
+    first = review(record, 0, "efficiency", max_hands=3)
+    assert (first["hands"], first["hands_reviewed"]) == (8, 3)
+    assert first["decisions"] == [d for d in full["decisions"] if d["hand_no"] <= 3]  # 1-based
+    assert 0 < first["reviewed"] < full["reviewed"]
+    assert first["loss_per_hand"] == pytest.approx(first["loss_total"] / 3, abs=1e-3)
+    assert review(record, 0, "efficiency", max_hands=8) == full
+
+
 def test_review_sees_only_the_seat_s_view(monkeypatch: pytest.MonkeyPatch) -> None:
     record = _record(4)
     seen: list[dict[str, Any]] = []
@@ -139,6 +153,27 @@ def test_review_endpoint_after_the_match_only(tmp_path: Path) -> None:
             r = client.get(url + f"?seat=0&bot={costly}")
             assert r.status_code == 422 and "must be one of" in r.text, costly
         assert client.get("/api/matches/nope/review?seat=0").status_code == 404
+
+
+def test_review_endpoint_answers_503_when_its_workers_keep_dying(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hzmj.server.bots import Thinker
+
+    async def dying(self: Thinker, job: Any, *args: Any) -> Any:
+        raise RuntimeError(f"the {self.kind} workers keep dying")
+
+    with TestClient(create_app(server_config(tmp_path))) as client:
+        done = play_bots_to_the_end(client, seed=9)
+        monkeypatch.setattr(Thinker, "run", dying)
+        r = client.get(f"/api/matches/{done}/review?seat=1&bot=efficiency")
+        assert r.status_code == 503 and r.json()["code"] == "busy"
+        monkeypatch.undo()  # nothing was cached: the next ask makes the review
+        import hzmj.server.app as server_app
+
+        monkeypatch.setattr(server_app, "REVIEW_MAX_HANDS", 1)  # the server's bound
+        ok = client.get(f"/api/matches/{done}/review?seat=1&bot=efficiency").json()
+        assert (ok["hands_reviewed"], ok["hands"]) == (1, 8)
+        assert {d["hand_no"] for d in ok["decisions"]} == {1}
 
 
 def test_the_server_never_seats_the_oracle(tmp_path: Path) -> None:

@@ -136,6 +136,23 @@ def test_websocket_to_unknown_room_closes_with_reason(client: TestClient) -> Non
     assert info.value.code == 4404
 
 
+@pytest.mark.parametrize("room_id", ["x" * 200, "房" * 100])
+def test_a_long_unknown_room_id_is_named_cut_in_the_close_frame_and_the_404(
+        client: TestClient, room_id: str) -> None:
+    """A close frame's reason holds 123 bytes at most (RFC 6455 §5.5): a long room id is
+    cut (and escaped to ASCII) so the server can still close with 4404; the HTTP 404
+    names it cut as well, never echoing the whole path."""
+    from starlette.websockets import WebSocketDisconnect
+
+    with client.websocket_connect(f"/ws/rooms/{room_id}") as ws, \
+            pytest.raises(WebSocketDisconnect) as info:
+        ws.receive_json()
+    assert info.value.code == 4404
+    assert len(info.value.reason.encode()) <= 123 and info.value.reason.startswith("no room ")
+    r = client.get(f"/api/rooms/{room_id}")
+    assert r.status_code == 404 and len(r.content) < 200 and "…" in r.json()["detail"]
+
+
 def test_browser_pages(client: TestClient) -> None:
     assert client.get("/").text == "<h1>hzmj</h1>"
     assert client.get("/room/abc").text == "<h1>hzmj</h1>"

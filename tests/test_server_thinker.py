@@ -249,3 +249,40 @@ def test_reviews_have_a_worker_of_their_own_and_never_hold_a_table_s_bot(
                 await lobby.close()
 
     asyncio.run(check())
+
+
+def test_a_long_job_is_no_hung_worker_and_close_does_not_wait_for_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A review's worker is busy for seconds: its heartbeat waits instead of reporting
+    the worker hung (a bot worker that busy is reported), and closing ends the job's
+    worker at once instead of waiting for the review to finish."""
+    monkeypatch.setattr(server_bots, "HEARTBEAT", 0.05)  # a timeout after 0.5 s
+
+    async def busy_for_a_second(long_jobs: bool) -> list[str]:
+        thinker = Thinker(1, kind="review" if long_jobs else "bot", long_jobs=long_jobs)
+        thinker.start()
+        try:
+            await thinker.run(int)
+            job = asyncio.ensure_future(thinker.run(time.sleep, 2.5))
+            await asyncio.sleep(1.5)  # the job has run for over a heartbeat's timeout
+            problems = thinker.problems()
+            await job
+            return problems
+        finally:
+            thinker.close()
+
+    assert asyncio.run(busy_for_a_second(True)) == []
+    assert asyncio.run(busy_for_a_second(False)) == ["bot workers do not answer"]
+
+    async def close_during_a_long_job() -> float:
+        thinker = Thinker(1, kind="review", long_jobs=True)
+        await thinker.run(int)
+        job = asyncio.ensure_future(thinker.run(time.sleep, 60))
+        await asyncio.sleep(0.3)
+        started = time.monotonic()
+        thinker.close()
+        with pytest.raises(asyncio.CancelledError):
+            await job
+        return time.monotonic() - started
+
+    assert asyncio.run(close_during_a_long_job()) < 30  # not the job's 60 s

@@ -26,6 +26,7 @@ from typer.core import TyperGroup
 from hzmj import hand as hand_analysis
 from hzmj.rules import Rules, RulesError
 from hzmj.scoring import CHAIN_ITEMS, REASON_NAMES, HandScore, Settlement, score_hand, settle
+from hzmj.shown import shown
 from hzmj.tiles import (
     WHITE,
     Hand,
@@ -184,7 +185,7 @@ def parse_seat(option: str, text: str) -> int:
     try:
         return int(text)
     except ValueError:
-        fail(f"{option}: expected a seat number, got {text!r}")
+        fail(f"{option}: expected a seat number, got {shown(text)}")
 
 
 def print_json(data: Any) -> None:
@@ -239,7 +240,7 @@ def score(
     items = [c.strip() for c in chain.split(",") if c.strip()]
     for item in items:
         if item not in CHAIN_ITEMS:
-            fail(f"--chain: item must be piao or kong, got {item!r}")
+            fail(f"--chain: item must be piao or kong, got {shown(item)}")
     if discard and not rules.discard_win:
         fail("--discard needs --rule discard_win=true: otherwise only self-drawn wins "
              "count (RULES §3, §8.4)")
@@ -282,7 +283,7 @@ def parse_tan(items: Sequence[str]) -> dict[tuple[int, int], int]:
         try:
             taker, giver, count = (int(p) for p in parts)
         except ValueError:
-            fail(f"--tan: expected TAKER:GIVER:COUNT (e.g. 1:0:3), got {item!r}")
+            fail(f"--tan: expected TAKER:GIVER:COUNT (e.g. 1:0:3), got {shown(item)}")
         tan[(taker, giver)] = tan.get((taker, giver), 0) + count
     return tan
 

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final
 
+from hzmj.shown import shown
 from hzmj.tiles import Tile, tile, tile_name
 
 
@@ -122,7 +123,7 @@ def action_from_json(data: Mapping[str, Any]) -> Action:
     kind = data.get("type")
     seat = data.get("seat")
     if isinstance(seat, bool) or not isinstance(seat, int):
-        raise ProtocolError(f"action needs an integer 'seat', got {seat!r}")
+        raise ProtocolError(f"action needs an integer 'seat', got {shown(seat)}")
     try:
         if kind == "discard":
             return Discard(seat, _tile_field(data, "tile"))
@@ -149,7 +150,7 @@ def action_from_json(data: Mapping[str, Any]) -> Action:
         if isinstance(exc, ProtocolError):
             raise
         raise ProtocolError(str(exc)) from None
-    raise ProtocolError(f"unknown action type {kind!r}")
+    raise ProtocolError(f"unknown action type {shown(kind)}")
 
 
 def _parse_tile(x: Any) -> Tile:

@@ -28,10 +28,13 @@ UNITS: Final = {"expert": "expected points of the hand", "strong": "expected mul
 
 
 def review(record: Mapping[str, Any], seat: int, bot: str = DEFAULT_BOT,
-           progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Review ``seat``'s decisions in ``record`` with the bot called ``bot``.
+           progress: Callable[[int, int], None] | None = None,
+           max_hands: int | None = None) -> dict[str, Any]:
+    """Review ``seat``'s decisions in ``record`` with the bot called ``bot``; with
+    ``max_hands``, those of the match's first ``max_hands`` hands only (a points match
+    may last hundreds of hands: the server bounds what one review costs).
 
-    Returns ``{"seat", "bot", "unit", "hands", "decisions": [...], "reviewed",
+    Returns ``{"seat", "bot", "unit", "hands", "hands_reviewed", "decisions": [...], "reviewed",
     "agreement", "loss_total", "loss_per_hand", "costliest": [...]}``; a decision is
     ``{"index", "hand_no", "played", "best", "agree", "loss", "top"}`` (``index``: the
     action's place in the record; ``top``: the bot's best choices with their values;
@@ -49,6 +52,15 @@ def review(record: Mapping[str, Any], seat: int, bot: str = DEFAULT_BOT,
     from hzmj.game import Match  # replayed again, stopping at each decision
 
     live = Match(match.rules, match.seed)
+    if max_hands is not None and max_hands < len(match.results):
+        ended = 0  # the review stops at the step that ends hand max_hands
+        for last, step in enumerate(steps):
+            ended += sum(e.type == "hand_end" for e in step.events)
+            if ended >= max_hands:
+                steps = steps[:last + 1]
+                break
+    reviewed_hands = len(match.results) if max_hands is None else min(max_hands,
+                                                                      len(match.results))
     total_mine = sum(1 for s in steps[1:] if s.action is not None and s.action.seat == seat)
     done = 0
     decisions = []
@@ -68,11 +80,12 @@ def review(record: Mapping[str, Any], seat: int, bot: str = DEFAULT_BOT,
         except ValueError as exc:  # pragma: no cover - replay_steps applied it already
             raise RecordError(f"action {i} does not apply: {exc}") from None
     valued = [d["loss"] for d in decisions if d["loss"] is not None]
-    hands = len(match.results) or 1
+    hands = reviewed_hands or 1
     total = sum(valued)
     return {
         "seat": seat, "bot": bot, "unit": UNITS.get(bot.partition(":")[0].partition("@")[0], ""),
-        "hands": len(match.results), "decisions": decisions, "reviewed": len(decisions),
+        "hands": len(match.results), "hands_reviewed": reviewed_hands,
+        "decisions": decisions, "reviewed": len(decisions),
         "agreement": round(statistics.fmean(d["agree"] for d in decisions), 4)
         if decisions else None,
         "loss_total": round(total, 4), "loss_per_hand": round(total / hands, 4),

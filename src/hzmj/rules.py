@@ -17,6 +17,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
+from hzmj.shown import clip, shown
+
 MatchMode = Literal["hands", "points"]
 CaishenMode = Literal["flip", "white"]
 
@@ -25,14 +27,8 @@ class RulesError(ValueError):
     """A room option has a bad value or a bad combination. ``key`` names the option."""
 
     def __init__(self, key: str, message: str) -> None:
-        self.key = _clip(key)  # a client's unknown key is echoed, never a megabyte of it
+        self.key = clip(key)  # a client's unknown key is echoed, never a megabyte of it
         super().__init__(f"{self.key}: {message}")
-
-
-def _clip(text: str, most: int = 40) -> str:
-    """``text`` cut to ``most`` characters (``…`` where cut): an error names a client's
-    key or value without echoing a megabyte of it."""
-    return text if len(text) <= most else text[:most - 1] + "…"
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +143,7 @@ def _coerce(key: str, raw: str, current: Any) -> Any:
             return True
         if low in ("false", "0", "no", "off"):
             return False
-        raise RulesError(key, f"expected true or false (got {_clip(repr(raw))})")
+        raise RulesError(key, f"expected true or false (got {shown(raw)})")
     if key in _STR_KEYS:
         return low
     if key == "cap" and low in ("none", "null", "no", "off", ""):
@@ -155,7 +151,7 @@ def _coerce(key: str, raw: str, current: Any) -> Any:
     try:
         return int(raw)
     except ValueError:
-        raise RulesError(key, f"expected an integer (got {_clip(repr(raw))})") from None
+        raise RulesError(key, f"expected an integer (got {shown(raw)})") from None
 
 
 #: inclusive bounds of the numeric options that are not a short list of choices
@@ -170,16 +166,16 @@ BOUNDS: dict[str, tuple[int, int]] = {
 def _one_of(key: str, value: Any, allowed: tuple[Any, ...]) -> None:
     # exact types: 4.0 == 4 and True == 1 in Python, but neither is an allowed value here
     if not any(value == a and type(value) is type(a) for a in allowed):
-        shown = ", ".join("none" if a is None else str(a) for a in allowed)
-        raise RulesError(key, f"must be one of {shown} (got {_clip(repr(value))})")
+        names = ", ".join("none" if a is None else str(a) for a in allowed)
+        raise RulesError(key, f"must be one of {names} (got {shown(value)})")
 
 
 def _bool(key: str, value: Any) -> None:
     if not isinstance(value, bool):
-        raise RulesError(key, f"must be true or false (got {_clip(repr(value))})")
+        raise RulesError(key, f"must be true or false (got {shown(value)})")
 
 
 def _bounded(key: str, value: Any) -> None:
     low, high = BOUNDS[key]
     if type(value) is not int or not low <= value <= high:
-        raise RulesError(key, f"must be an integer from {low} to {high} (got {_clip(repr(value))})")
+        raise RulesError(key, f"must be an integer from {low} to {high} (got {shown(value)})")

@@ -48,6 +48,7 @@ from hzmj.server.history import (
 )
 from hzmj.server.rooms import RoomError
 from hzmj.server.storage import RoomRow, SeatRow, writing
+from hzmj.shown import shown
 
 
 def seat_name(who: Identity, typed: str) -> str:
@@ -240,7 +241,7 @@ def account_routes(get: Callable[[], Accounts]) -> APIRouter:
             rules = (await conn.execute(select(RoomRow.rules).where(
                 RoomRow.id == room_id))).scalar_one_or_none()
         if rules is None:
-            raise RoomError(404, f"no room {room_id!r}")
+            raise RoomError(404, f"no room {shown(room_id)}")
         n = Rules.from_json(rules).players
         return SeatRatings(ratings=[
             known.get(subjects[i], ratings.Rating()).shown if i in subjects else None

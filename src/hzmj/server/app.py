@@ -71,11 +71,15 @@ from hzmj.server.protocol import (
 )
 from hzmj.server.rooms import MOVING, Connection, Lobby, Room, RoomError
 from hzmj.server.storage import StaleOwnerError, Store, StoredRoom, open_store, writing
+from hzmj.shown import clip, shown
 
 log = logging.getLogger("hzmj.server")
 REVIEW_CACHE = 256  # reviews kept (the least recently asked for goes first)
 REVIEW_CONCURRENCY = 1  # reviews made at once per review worker (Lobby.reviewer)
-REVIEW_QUEUE = 8  # reviews being made or waiting; one more answers 503
+REVIEW_QUEUE = 8  # reviews being made or waiting (at least one per slot); one more: 503
+GRACEFUL_SHUTDOWN = 10  # seconds a stopping server waits for requests still running (a
+# review being made) before it cancels them and stops the rooms
+REVIEW_MAX_HANDS = 16  # a review covers the match's first hands only: its cost is bounded
 REVIEW_PER_ADDRESS = 2  # of those, asked for by one client address (one more: 503)
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 WS_MAX_FRAME = 64 * 1024  # uvicorn closes the socket (1009) above this; 4 KB is refused politely
@@ -279,16 +283,25 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     reviews: OrderedDict[tuple[str, int, str], Review] = OrderedDict()
     # reviews being made: the task, and the client address that asked first
     making: dict[tuple[str, int, str], tuple[asyncio.Task[Review], str]] = {}
-    review_slots = asyncio.Semaphore(REVIEW_CONCURRENCY * max(1, cfg.review_workers))
+    # one slot per review worker; one in all when reviews share the bot workers or run
+    # in a thread (bot_workers 0)
+    slots = REVIEW_CONCURRENCY * (cfg.review_workers if cfg.review_workers > 0
+                                  and cfg.workers > 0 else 1)
+    review_slots = asyncio.Semaphore(slots)
+    review_queue = max(REVIEW_QUEUE, slots)
 
     async def make_review(key: tuple[str, int, str], rec: dict[str, Any]) -> Review:
         try:
             async with review_slots:
                 try:  # a search over the whole match: in a review worker, off the loop
                     made = Review.model_validate(
-                        await lobby().reviewer.run(review_seat, rec, key[1], key[2]))
+                        await lobby().reviewer.run(review_seat, rec, key[1], key[2], None,
+                                                   REVIEW_MAX_HANDS))
                 except ValueError as exc:
                     raise RoomError(422, str(exc)) from None
+                except RuntimeError:  # the review workers keep dying
+                    raise RoomError(503, "the review could not be made: try again in a "
+                                         "minute", "busy") from None
             reviews[key] = made
             while len(reviews) > REVIEW_CACHE:
                 reviews.popitem(last=False)
@@ -313,7 +326,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
                 raise RoomError(422, "a review's bot must be one of "
                                      f"{', '.join(REVIEW_BOTS)}", "bad_bot")
             address = client_address(request)
-            if (len(making) >= REVIEW_QUEUE
+            if (len(making) >= review_queue
                     or sum(a == address for _, a in making.values()) >= REVIEW_PER_ADDRESS):
                 raise RoomError(503, "too many reviews are being made: try again in a "
                                      "minute", "busy")
@@ -343,7 +356,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     async def _finished(room_id: str) -> StoredRoom:
         found = await store().load_rooms(room_id=room_id)
         if not found:
-            raise RoomError(404, f"no room {room_id!r}", "no_room")
+            raise RoomError(404, f"no room {shown(room_id)}", "no_room")
         return found[0]
 
     app.include_router(account_routes(accounts))
@@ -362,7 +375,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             return
         room = lobby().rooms.get(room_id)
         if room is None:
-            await ws.close(4404, f"no room {room_id}")
+            await ws.close(4404, f"no room {clip(ascii(room_id))}")  # a close reason: ≤ 123 bytes
             return
         seat = room.seat_of_token(token) if token else None
         if token and seat is None:
@@ -587,7 +600,7 @@ def _parse(text: str) -> Any:
         return "a message must be a JSON object"
     kind = data.get("type")
     if kind not in ("action", "snapshot", "auto", "ready", "phrase"):
-        return (f"unknown message type {kind!r} "
+        return (f"unknown message type {shown(kind)} "
                 "(expected action, snapshot, auto, ready or phrase)")
     try:
         return client_message.validate_python(data)
@@ -652,6 +665,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None,
     app = create_app(cfg)
     tune_gc(cfg.gc_gen0)  # the server process (tests that make an app keep theirs)
     uvicorn.run(app, host=host, port=port, log_level=log_level,
+                timeout_graceful_shutdown=GRACEFUL_SHUTDOWN,
                 ws_max_size=WS_MAX_FRAME, ws_per_message_deflate=False,
                 proxy_headers=True, forwarded_allow_ips=forwarded_allow_ips)
 

@@ -115,9 +115,17 @@ class Thinker:
     default.  :meth:`problems` says when it is degraded (for ``/api/health``).
     """
 
-    def __init__(self, workers: int, gc_gen0: int = 0) -> None:
+    def __init__(self, workers: int, gc_gen0: int = 0, kind: str = "bot",
+                 long_jobs: bool = False) -> None:
+        """``kind`` names the workers in :meth:`problems`.  ``long_jobs``: the jobs may
+        run for many seconds (AI reviews): the heartbeat is sent only while no job runs
+        (it would queue behind one and report a busy worker as hung), and :meth:`close`
+        ends the workers at once instead of waiting for a job to finish."""
         self.workers = workers
         self.gc_gen0 = gc_gen0
+        self.kind = kind
+        self.long_jobs = long_jobs
+        self._running = 0  # jobs of run() in the workers now
         self.restarts = 0
         self._restarted_at: float | None = None
         self._unanswered = False  # the last heartbeat failed
@@ -217,9 +225,12 @@ class Thinker:
         loop = asyncio.get_running_loop()
         for _ in range(3):
             pool = self._pool
+            self._running += 1
             try:
                 return await loop.run_in_executor(pool, job, *args)
             except BrokenProcessPool:
+                if self._closed:
+                    raise asyncio.CancelledError from None  # ended by close()
                 self._respawn(pool)
             except asyncio.CancelledError:
                 if self._closed or cancelled_by_caller():
@@ -227,7 +238,9 @@ class Thinker:
                 # a job still queued in a pool replaced after a death is cancelled by
                 # the pool's shutdown: it was never run, so it runs in the new pool
                 self._respawn(pool)
-        raise RuntimeError("the bot workers keep dying")
+            finally:
+                self._running -= 1
+        raise RuntimeError(f"the {self.kind} workers keep dying")
 
     async def _heartbeat(self) -> None:
         loop = asyncio.get_running_loop()
@@ -235,6 +248,8 @@ class Thinker:
             await asyncio.sleep(HEARTBEAT)
             pool = self._pool
             assert pool is not None
+            if self.long_jobs and self._running:
+                continue  # a job holds the worker; a death still breaks the pool at once
             try:
                 async with asyncio.timeout(10 * HEARTBEAT):
                     await loop.run_in_executor(pool, os.getpid)
@@ -248,10 +263,11 @@ class Thinker:
         """Why the bots are degraded now (empty: they are fine)."""
         found = []
         if self._unanswered:
-            found.append("bot workers do not answer")
+            found.append(f"{self.kind} workers do not answer")
         if (self._restarted_at is not None
                 and time.monotonic() < self._restarted_at + DEGRADED_AFTER_RESTART):
-            found.append(f"a bot worker died and was replaced ({self.restarts} restarts)")
+            found.append(f"a {self.kind} worker died and was replaced "
+                         f"({self.restarts} restarts)")
         return found
 
     def close(self) -> None:
@@ -266,4 +282,7 @@ class Thinker:
         for task in list(self._senders):
             task.cancel()
         if self._pool is not None:
+            if self.long_jobs:  # a review of minutes is not waited for: its worker ends
+                for process in list(getattr(self._pool, "_processes", {}).values()):
+                    process.terminate()
             self._pool.shutdown(wait=True, cancel_futures=True)

@@ -36,6 +36,10 @@ _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
 
 
+MAX_REVIEW_WORKERS = 64
+"""Processes the AI reviews may have at most (each is a whole Python process)."""
+
+
 @dataclass(frozen=True)
 class ServerConfig:
     """How the server runs.  Times are seconds."""
@@ -103,10 +107,16 @@ class ServerConfig:
             value = getattr(self, f.name)
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 continue
+            if f.type == "int" and not isinstance(value, int):  # 1.5 workers, 2.0 hints
+                raise ValueError(f"{f.name} (HZMJ_{f.name.upper()}) must be a whole "
+                                 f"number, got {value}")
             low = -1 if f.name == "bot_workers" else 0  # -1: one worker per core
             if not (math.isfinite(value) and value >= low):
                 raise ValueError(f"{f.name} (HZMJ_{f.name.upper()}) must be a finite "
                                  f"number ≥ {low}, got {value}")
+        if self.review_workers > MAX_REVIEW_WORKERS:
+            raise ValueError(f"review_workers (HZMJ_REVIEW_WORKERS) must be at most "
+                             f"{MAX_REVIEW_WORKERS}, got {self.review_workers}")
         if not 1 <= self.hint_ms <= MAX_BUDGET_MS:
             raise ValueError(f"hint_ms (HZMJ_HINT_MS) must be 1 to {MAX_BUDGET_MS} "
                              f"milliseconds, got {self.hint_ms}")

@@ -223,6 +223,9 @@ class Review(_Model):
     bot: str
     unit: str = Field(description="what the values measure")
     hands: int
+    hands_reviewed: int = Field(description="hands whose decisions are reviewed: all, or "
+                                            "the server's first 16 (a points match may "
+                                            "last hundreds)")
     reviewed: int = Field(description="decisions with a choice")
     agreement: float | None = Field(description="share of decisions where played = best")
     loss_total: float

@@ -61,6 +61,7 @@ from hzmj.server.storage import (
     StoredSeat,
     hash_token,
 )
+from hzmj.shown import shown
 
 log = logging.getLogger("hzmj.server")
 T = TypeVar("T")
@@ -1071,7 +1072,8 @@ class Lobby:
         if self.config.review_workers <= 0 or self.thinker.workers <= 0:
             return self.thinker
         if self._reviewer is None:
-            self._reviewer = Thinker(self.config.review_workers, self.config.gc_gen0)
+            self._reviewer = Thinker(self.config.review_workers, self.config.gc_gen0,
+                                     kind="review", long_jobs=True)
             self._reviewer.start()
         return self._reviewer
 
@@ -1080,7 +1082,7 @@ class Lobby:
         quarantined rooms, the live-room cap."""
         problems = self.thinker.problems()
         if self._reviewer is not None:
-            problems += [f"reviews: {p}" for p in self._reviewer.problems()]
+            problems += self._reviewer.problems()
         if self.quarantined:
             problems.append(f"{len(self.quarantined)} stored rooms could not be rebuilt "
                             "(quarantined)")
@@ -1149,7 +1151,7 @@ class Lobby:
     def get(self, room_id: str) -> Room:
         room = self.rooms.get(room_id)
         if room is None:
-            raise RoomError(404, f"no room {room_id!r}", "no_room")
+            raise RoomError(404, f"no room {shown(room_id)}", "no_room")
         return room
 
     async def _sweep(self) -> None:

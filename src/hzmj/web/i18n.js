@@ -107,6 +107,7 @@ const STRINGS = {
   reviewing: ["AI 复盘中…", "Reviewing…"],
   review_summary: ["{0} 个决定，一致率 {1}，损失共 {2}（每局 {3}）",
     "{0} decisions, agreement {1}, loss {2} in total ({3} per hand)"],
+  review_first_hands: ["（只复盘前 {0} 局，共 {1} 局）", " (the first {0} of {1} hands only)"],
   top_choices: ["AI 的首选（及其估值）", "The bot's top choices (with their values)"],
   costliest: ["损失最大的决定", "Costliest decisions"],
   played: ["实打", "played"],

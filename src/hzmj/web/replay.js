@@ -239,7 +239,8 @@ function reviewBox() {
   if (r) {
     const pct = r.agreement === null ? "–" : `${Math.round(r.agreement * 100)}%`;
     parts.push(h("p.review-summary", {}, t("review_summary", r.reviewed, pct,
-      r.loss_total.toFixed(2), r.loss_per_hand.toFixed(2)), ` (${r.unit})`));
+      r.loss_total.toFixed(2), r.loss_per_hand.toFixed(2)), ` (${r.unit})`,
+      r.hands_reviewed < r.hands ? t("review_first_hands", r.hands_reviewed, r.hands) : ""));
     const here = r.decisions.find((d) => d.index === state.steps[state.index]?.orig); // before action i
     if (here) {
       parts.push(h("p.review-here", {}, `${t("played")}: ${actionText(here.played)} · `
