@@ -70,8 +70,7 @@ class TileParseError(ValueError):
         self.text = text
         self.position = position
         self.reason = reason
-        shown = reason if len(reason) <= 4 * EXCERPT else reason[:4 * EXCERPT - 1] + "…"
-        super().__init__(f"{shown} at position {position} in {_excerpt(text, position)}")
+        super().__init__(f"{reason} at position {position} in {_excerpt(text, position)}")
 
 
 EXCERPT = 24
@@ -397,7 +396,8 @@ def _meld_from(text: str, pos: int, opener: str, tiles: list[Tile], caishen: Til
     except ValueError as exc:
         hint = (" (a white dragon stands in for the 财神 kind only when the 财神 is given)"
                 if caishen is None and WHITE in ts and kind is MeldKind.CHOW else "")
-        raise TileParseError(text, pos, f"not a valid meld: {exc}{hint}") from None
+        why = str(exc) if len(str(exc)) <= 2 * EXCERPT else str(exc)[:2 * EXCERPT - 1] + "…"
+        raise TileParseError(text, pos, f"not a valid meld: {why}{hint}") from None
 
 
 def parse_hand(text: str, caishen: Tile | None = None) -> Hand:
