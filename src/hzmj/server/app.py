@@ -285,8 +285,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     making: dict[tuple[str, int, str], tuple[asyncio.Task[Review], str]] = {}
     # one slot per review worker; one in all when reviews share the bot workers or run
     # in a thread (bot_workers 0)
-    slots = REVIEW_CONCURRENCY * (cfg.review_workers if cfg.review_workers > 0
-                                  and cfg.workers > 0 else 1)
+    slots = REVIEW_CONCURRENCY * max(1, cfg.review_pool)
     review_slots = asyncio.Semaphore(slots)
     review_queue = max(REVIEW_QUEUE, slots)
 

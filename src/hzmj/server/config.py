@@ -130,6 +130,12 @@ class ServerConfig:
         """Bot worker processes: ``bot_workers``, or one per core when it is -1."""
         return (os.cpu_count() or 1) if self.bot_workers < 0 else self.bot_workers
 
+    @property
+    def review_pool(self) -> int:
+        """Processes of the AI reviews' own: ``review_workers``, or 0 when reviews share
+        the bot workers (``review_workers`` 0) or run in a thread (no bot workers)."""
+        return self.review_workers if self.workers > 0 else 0
+
     @classmethod
     def from_env(cls, **overrides: Any) -> ServerConfig:
         """Defaults, then ``HZMJ_<FIELD>`` environment variables, then ``overrides``."""

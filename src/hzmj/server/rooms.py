@@ -1069,7 +1069,7 @@ class Lobby:
         of ``review_workers`` processes of its own, started at the first review, so that
         no review delays a live table's bot; the tables' :attr:`thinker` when
         ``review_workers`` is 0 or the bots run inline."""
-        if self.config.review_workers <= 0 or self.thinker.workers <= 0:
+        if not self.config.review_pool:
             return self.thinker
         if self._reviewer is None:
             self._reviewer = Thinker(self.config.review_workers, self.config.gc_gen0,
