@@ -155,6 +155,24 @@ def test_review_endpoint_after_the_match_only(tmp_path: Path) -> None:
         assert client.get("/api/matches/nope/review?seat=0").status_code == 404
 
 
+def test_a_seat_in_a_url_is_its_digits_only(tmp_path: Path) -> None:
+    """``seat=1.0``, ``+1``, `` 1`` and ``1_0`` (lax integer parsing: 1, 1, 1 and 10) are
+    refused with 422 on the review, the hints and a seat's removal; ``seat=1`` works."""
+    with TestClient(create_app(server_config(tmp_path))) as client:
+        done = play_bots_to_the_end(client, seed=9)
+        room, (owner, _) = room_with(client, {"players": 2}, 3, ["ann", "bob"])
+        for bad in ("1.0", "+1", " 1", "1_0", "１", "-0"):
+            for r in (client.get(f"/api/matches/{done}/review", params={"seat": bad}),
+                      client.get(f"/api/rooms/{room}/hints", params={"seat": bad},
+                                 headers=bearer(owner)),
+                      client.delete(f"/api/rooms/{room}/seats/{bad}", headers=bearer(owner))):
+                assert r.status_code == 422, (bad, r.request.url, r.text)
+                assert "a seat is written as a number" in r.text
+        ok = client.get(f"/api/matches/{done}/review", params={"seat": "1", "bot": "efficiency"})
+        assert ok.status_code == 200 and ok.json()["seat"] == 1
+        assert client.get(f"/api/matches/{done}/review", params={"seat": "7"}).status_code == 422
+
+
 def test_review_endpoint_answers_503_when_its_workers_keep_dying(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from hzmj.server.bots import Thinker

@@ -25,7 +25,7 @@ from fastapi.responses import (
     Response,
 )
 from fastapi.staticfiles import StaticFiles
-from pydantic import ValidationError
+from pydantic import BeforeValidator, ValidationError
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
@@ -95,6 +95,17 @@ def _bearer(authorization: str | None) -> str | None:
 
 
 Auth = Annotated[str | None, Header()]
+
+
+def _seat_text(value: Any) -> Any:
+    """A seat in a URL is written as its digits only: ``1.0``, ``+1``, `` 1`` or ``1_0``
+    (which the lax integer parsing would read as 1 or 10) are refused (422)."""
+    if isinstance(value, str) and not (value.isascii() and value.isdigit() and len(value) <= 2):
+        raise ValueError("a seat is written as a number 0, 1, 2 or 3")
+    return value
+
+
+SeatParam = Annotated[int, BeforeValidator(_seat_text)]
 
 
 def create_app(config: ServerConfig | None = None) -> FastAPI:
@@ -230,7 +241,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         return BotAdded(seat=body.seat, bot=body.bot)
 
     @app.delete("/api/rooms/{room_id}/seats/{seat}")
-    async def remove_seat(room_id: str, seat: int, authorization: Auth = None) -> Ok:
+    async def remove_seat(room_id: str, seat: SeatParam, authorization: Auth = None) -> Ok:
         room = lobby().get(room_id)
         await room.call(lambda: room.remove_seat(_bearer(authorization), seat))
         return Ok()
@@ -248,7 +259,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         return Left(escaped=escaped)
 
     @app.get("/api/rooms/{room_id}/hints")
-    async def hints(room_id: str, seat: int | None = None,
+    async def hints(room_id: str, seat: SeatParam | None = None,
                     authorization: Auth = None) -> Hints:
         room = lobby().get(room_id)
         token = _bearer(authorization)
@@ -309,7 +320,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             del making[key]
 
     @app.get("/api/matches/{room_id}/review")
-    async def review(room_id: str, seat: int, request: Request,
+    async def review(room_id: str, seat: SeatParam, request: Request,
                      bot: str = REVIEW_BOT) -> Review:
         rec, _ = await _finished_record(room_id)
         key = (room_id, seat, bot)
