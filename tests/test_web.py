@@ -368,18 +368,17 @@ def test_pong_through_the_claim_bar_then_reload_restores_the_seat(
     page.set_viewport_size({"width": 844, "height": 390})
     sync_api.expect(page.locator(".own .hand .hand-tile").first).to_be_visible()
     assert no_horizontal_scroll(page), "landscape table scrolls sideways"
-    # measured once the layout has settled: the first frame after the resize (or a hand
-    # re-rendered by the bots' play meanwhile) can report 0-wide tiles (CI, 2026-12-02)
-    tiles = ".own .hand .hand-tile"
+    # measured in one evaluation: the bots' play re-renders the table, and a locator's
+    # evaluate_all finds the nodes in one call and measures them in a second, so a re-render
+    # between the two measured detached nodes as 0 px wide (CI, 2026-12-02 and 12-03)
+    measure = ("() => [...document.querySelectorAll('.own .hand .hand-tile')]"
+               ".map(n => n.getBoundingClientRect().width)")
     try:
-        page.wait_for_function(
-            f"() => {{ const n = [...document.querySelectorAll('{tiles}')];"
-            " return n.length > 0 && n.every(x => x.getBoundingClientRect().width >= 40); }",
-            timeout=5000)
+        page.wait_for_function(f"() => {{ const w = ({measure})(); "
+                               "return w.length > 0 && w.every(x => x >= 40); }", timeout=5000)
     except sync_api.Error:
         pass  # the assertion below reports the widths
-    widths = page.locator(tiles).evaluate_all(
-        "nodes => nodes.map(n => n.getBoundingClientRect().width)")
+    widths = page.evaluate(measure)
     assert min(widths) >= 40, widths
     shot(page, "table-844-landscape.png")
 
