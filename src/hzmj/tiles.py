@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
+from hzmj.shown import clip
+
 Tile = int
 """A tile kind, ``0..33`` (see the module docstring)."""
 
@@ -396,8 +398,8 @@ def _meld_from(text: str, pos: int, opener: str, tiles: list[Tile], caishen: Til
     except ValueError as exc:
         hint = (" (a white dragon stands in for the 财神 kind only when the 财神 is given)"
                 if caishen is None and WHITE in ts and kind is MeldKind.CHOW else "")
-        why = str(exc) if len(str(exc)) <= 2 * EXCERPT else str(exc)[:2 * EXCERPT - 1] + "…"
-        raise TileParseError(text, pos, f"not a valid meld: {why}{hint}") from None
+        raise TileParseError(text, pos, f"not a valid meld: {clip(str(exc), 2 * EXCERPT)}{hint}"
+                             ) from None
 
 
 def parse_hand(text: str, caishen: Tile | None = None) -> Hand:
