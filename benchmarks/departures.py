@@ -26,19 +26,21 @@ import math
 import statistics
 import sys
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from diagnose_expert import finish_hand
-
 from hzmj.bots import analysis as an
+from hzmj.bots.base import Bot
 from hzmj.bots.efficiency import hand_state
 from hzmj.bots.registry import make_bot
-from hzmj.bots.seat import read_seat
-from hzmj.events import Action
+from hzmj.bots.seat import SeatInfo, read_seat
+from hzmj.bots.strong import baotou_distance, claim_cost
+from hzmj.events import Action, Discard
 from hzmj.game import Match
 from hzmj.rules import Rules
-from hzmj.tiles import format_tiles
+from hzmj.tiles import Tile, format_tiles
 
 
 def _shown(a: Action) -> str:
@@ -56,8 +58,43 @@ def features(view: dict[str, object], mine: Action, theirs: Action) -> dict[str,
         "shanten": an.shanten(state), "caishen": sum(t == info.caishen for t in info.concealed),
         "draws_left": info.draws_left, "melds": info.melds,
         "dealer": info.dealer == info.seat, "level": info.level,
+        "claim_from": (None if info.claim_from is None
+                       else (info.claim_from - info.seat) % info.players),
         "tan_taken": max([n for (a, _), n in info.tan.items() if a == info.seat], default=0),
+        **({f"{who}_after": _after(info, state, a.tile) for who, a in (("bot", mine),
+                                                                        ("ref", theirs))}
+           if isinstance(mine, Discard) and isinstance(theirs, Discard) else {}),
     }
+
+
+def _after(info: SeatInfo, state: an.State, tile: Tile) -> dict[str, object]:
+    """A discard's result: shanten, useful kinds, the 爆头 distance, the claim cost."""
+    after = an.remove(state, an.natural(tile, info.caishen))
+    return {"shanten": an.shanten(after), "useful": len(an.useful(after)),
+            "baotou": baotou_distance(after), "claim": round(claim_cost(info, tile), 3)}
+
+
+class Without:
+    """The bot ``name``'s best action that is not of a type in ``types`` (pass instead of
+    its claim, a discard instead of its kong, …): ``--reference strong-without:chow,pong``
+    measures what the bot's own chows and pongs are worth, decision by decision."""
+
+    def __init__(self, name: str, types: set[str], seed: int) -> None:
+        self.bot = make_bot(name, seed)
+        self.types = types
+
+    def choose(self, view: dict[str, Any], legal: Sequence[Action]) -> Action:
+        allowed = [a for a in legal if a.type not in self.types]
+        if not allowed or len(allowed) == len(legal):
+            return self.bot.choose(view, legal)
+        ranked = self.bot.explain(view, legal, include=allowed[0])
+        return next((c.action for c in ranked if c.action.type not in self.types), allowed[0])
+
+
+def reference_bot(spec: str, seed: int) -> Bot:
+    """``NAME`` or ``NAME-without:TYPE,TYPE`` (see :class:`Without`)."""
+    name, _, types = spec.partition("-without:")
+    return Without(name, set(types.split(",")), seed) if types else make_bot(name, seed)
 
 
 def departures(bot_name: str, reference: str, seeds: Iterable[int],
@@ -65,7 +102,7 @@ def departures(bot_name: str, reference: str, seeds: Iterable[int],
     """Play ``seeds`` (one match each, default rules) and ``log`` every departure."""
     for seed in seeds:
         bot = make_bot(bot_name, seed)
-        ref = make_bot(reference, seed)
+        ref = reference_bot(reference, seed)
         rest = [make_bot("efficiency", seed * 10 + s) for s in (1, 2, 3)]
         bots = [bot, *rest]
         match = Match(Rules(), seed, log=False)

@@ -13,6 +13,7 @@ from hzmj.arena import (
     mean_ci,
     paired_t_pvalue,
     plan,
+    run,
     sign_test_pvalue,
     t_cdf,
     t_quantile,
@@ -74,3 +75,27 @@ def test_small_duplicate_arena_report() -> None:
     assert eff["mean_points_per_hand"] > 0 and eff["win_rate"] > rnd["win_rate"]
     pair = next(p for p in report["pairs"] if p["a"] == "efficiency")
     assert pair["deals"] == 1 and pair["mean_diff"] > 0
+
+
+def test_workers_never_outnumber_the_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--workers 10000`` for one match started 10,000 processes (helper-22)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    import hzmj.arena as arena_module
+
+    started: list[int] = []
+
+    class Recording(ProcessPoolExecutor):
+        def __init__(self, max_workers: int) -> None:
+            started.append(max_workers)
+            super().__init__(max_workers=max_workers)
+
+    monkeypatch.setattr(arena_module, "ProcessPoolExecutor", Recording)
+    rules = Rules(hands=8)
+    # the same bot in every seat: one seating (a plan of them used to index past it)
+    games = plan(["random"] * 4, rules, 16, 1, duplicate=False)
+    assert len(games) == 2
+    results = run(games, rules, workers=10_000)
+    assert started == [2] and [r.game for r in results] == games
+    assert run(games[:1], rules, workers=10_000)[0].game == games[0]  # one game: in-process
+    assert started == [2]

@@ -300,3 +300,77 @@ def test_settle_players_option_validates_with_drop_bamboo() -> None:
                    "--rule", "drop_bamboo=true")
     assert out["deltas"] == [-2, 2]
     assert out["notes"][0] == "T = 2"
+
+
+# --------------------------------------------------------------------------------------
+# input a hostile or careless user gives (helper-22's attack, 2026-12-03)
+
+
+@pytest.mark.parametrize(("hand", "chain", "says"), [
+    pytest.param("123456789m111pP", "piao," * 5 + "piao", "6 财神 discard(s)", id="six-piao"),
+    pytest.param("123456789m111pP", ",".join(["piao"] * 15000), "15000 财神 discard(s)",
+                 id="15000-piao-no-traceback"),
+    pytest.param("123456789m111pP", "kong", "1 kong(s) but the hand shows 0", id="kong-no-meld"),
+    pytest.param("123m456m789pP[9999s]", "kong,kong", "2 kong(s) but the hand shows 1",
+                 id="two-kongs-one-meld"),
+])
+def test_score_refuses_a_chain_the_hand_cannot_have_rules_8_2(hand: str, chain: str,
+                                                               says: str) -> None:
+    line = run_error("score", hand, "--win", "1z", "--chain", chain)
+    assert says in line and len(line) < 200
+
+
+def test_score_takes_every_piao_the_tiles_allow_rules_8_2() -> None:
+    # white-dragon 财神: 4 tiles, one in the hand, so three 财神 discards fit (三财飘 ×16)
+    out = run_json("score", "123456789m111pP", "--win", "1z", "--chain", "piao,piao,piao")
+    assert (out["multiplier"], out["names"]["zh"]) == (16, "三财飘")
+    # flipped 财神 (3 tiles in play): one held, so a third 财神 discard cannot have happened
+    assert "2 财神 tile(s)" in run_error("score", "123456789m111p3s", "--win", "1z",
+                                         "--caishen", "3s", "--chain", "piao,piao,piao")
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    pytest.param(["--port", "99999"], "--port", id="port-too-big"),
+    pytest.param(["--port", "-1"], "--port", id="port-negative"),
+    pytest.param(["--log-level", "bogus"], "--log-level", id="log-level"),
+    pytest.param(["--public-url", "not a url"], "--public-url", id="public-url"),
+])
+def test_serve_refuses_bad_options_before_it_starts(args: list[str], says: str) -> None:
+    assert says in run_error("serve", *args)
+
+
+@pytest.mark.parametrize("db", ["{tmp}", "{tmp}/not-a-db", "/nonexistent/dir/x.db", "bogus://x"])
+def test_serve_with_a_database_it_cannot_open_says_so_in_one_line(db: str, tmp_path: Any) -> None:
+    (tmp_path / "not-a-db").write_bytes(bytes(range(256)) * 8)
+    result = runner.invoke(app, ["serve", "--db", db.format(tmp=tmp_path), "--port", "1"])
+    assert result.exit_code == 1
+    assert "cannot open the database" in str(result.exception) or \
+        "cannot open the database" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_arena_rate_refuses_the_oracle(tmp_path: Any) -> None:
+    line = run_error("arena", "--bots", "oracle,random,random,random", "--hands", "1",
+                     "--rate", "--db", str(tmp_path / "r.db"))
+    assert "oracle" in line
+    assert not (tmp_path / "r.db").exists()
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    pytest.param(["--tan", "1:0:999999"], "at most 4 sets", id="tan-count"),
+    pytest.param(["--tan", "1:0:٣"], "TAKER:GIVER:COUNT", id="tan-non-ascii-digit"),
+    pytest.param(["--tan", "1:0:3", "--tan", "1:2:2"], "5 摊", id="tan-total"),
+    pytest.param(["--piao-feeder", "1"], "fed itself", id="winner-as-feeder"),
+])
+def test_settle_refuses_what_no_hand_can_have_rules_10_4(args: list[str], says: str) -> None:
+    assert says in run_error("settle", "--winner", "1", "--multiplier", "2", *args)
+
+
+def test_node_alone_prints_its_help_like_hzmj_alone() -> None:
+    result = runner.invoke(app, ["node"])
+    assert result.exit_code == 0 and "drain" in result.stdout and result.stderr == ""
+
+
+def test_a_long_unknown_rule_section_is_cut() -> None:
+    line = run_error("rules", "9" * 5000)
+    assert "no section" in line and len(line) < 200

@@ -82,10 +82,20 @@ def test_replay_rejects_bad_records() -> None:
     ("actions", [None], "action 0"),
     ("actions", [[1, 2]], "action 0"),
     ("actions", [{"type": "discard", "seat": 0, "tile": {"a": 1}}], "action 0"),
-    ("rules", 5, "bad rules or seed"),
-    ("rules", [1], "bad rules or seed"),
-    ("seed", float("inf"), "bad rules or seed"),
-    ("seed", [1], "bad rules or seed"),
+    ("rules", 5, "rules must be an object"),
+    ("rules", [1], "rules must be an object"),
+    ("rules", None, "rules must be an object"),
+    ("rules", {"players": 4.0}, "bad rules or seed"),
+    ("seed", float("inf"), "seed must be a whole number"),
+    ("seed", [1], "seed must be a whole number"),
+    # a JSON integer only: 7.9 was read as 7, "7" and true as seeds (helper-22, 2026-12-03)
+    ("seed", 3.9, "seed must be a whole number"),
+    ("seed", "3", "seed must be a whole number"),
+    ("seed", True, "seed must be a whole number"),
+    ("seed", None, "seed must be a whole number"),
+    ("version", True, "unsupported record version"),
+    ("version", 1.0, "unsupported record version"),
+    ("version", "1", "unsupported record version"),
 ])
 def test_replay_turns_any_malformed_field_into_a_record_error(key: str, value: object,
                                                                message: str) -> None:
@@ -94,3 +104,20 @@ def test_replay_turns_any_malformed_field_into_a_record_error(key: str, value: o
     record = played(Rules(), 3, steps=10).record()
     with pytest.raises(RecordError, match=message):
         replay({**record, key: value})
+
+
+def test_an_action_that_does_not_apply_says_why_in_a_short_line() -> None:
+    """The engine names the reason (a tile not held), and a huge field is cut."""
+    record = played(Rules(), 3, steps=0).record()
+    m = Match(Rules(), 3)
+    seat = m.to_move()[0]
+    absent = next(t for t in ("9s", "8s", "7s", "6s", "5s", "1z", "2z")
+                  if m.legal_actions(seat) and t not in {a.to_json().get("tile")
+                                                         for a in m.legal_actions(seat)})
+    bad = {"type": "discard", "seat": seat, "tile": absent}
+    with pytest.raises(RecordError, match=f"seat {seat} holds no {absent} to discard"):
+        replay({**record, "actions": [bad]})
+    huge = {"type": "discard", "seat": 10 ** 400, "tile": "1m"}
+    with pytest.raises(RecordError) as info:
+        replay({**record, "actions": [huge]})
+    assert len(str(info.value)) < 400

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -31,6 +32,7 @@ from hzmj.game import Match
 from hzmj.rules import Rules
 
 WORKERS = 2
+MAX_WORKERS_PER_CPU = 4  # --workers beyond this (or beyond the games) start no more processes
 
 # --------------------------------------------------------------------------------------
 # statistics (stdlib only)
@@ -173,7 +175,8 @@ def plan(bots: Sequence[str], rules: Rules, hands: int, seed: int,
     seatings = _seatings(bots)
     games = []
     for deal in range(deals):
-        for r in (range(len(seatings)) if duplicate else [deal % n]):
+        # one seating a deal, in turn (fewer than n when the bots repeat: A, A, A, A has one)
+        for r in (range(len(seatings)) if duplicate else [deal % min(n, len(seatings))]):
             games.append(Game(deal, derive_seed(seed, deal), r, seatings[r]))
     return games
 
@@ -234,10 +237,13 @@ def _play(args: tuple[Rules, Game]) -> GameResult:
 def run(games: Sequence[Game], rules: Rules, *, workers: int = WORKERS,
         progress: Callable[[int], None] | None = None,
         ray: str | None = None) -> list[GameResult]:
-    """Play ``games`` on ``workers`` processes (1: in this process), or as tasks on the
+    """Play ``games`` on ``workers`` processes (1: in this process; at most one per game
+    and ``MAX_WORKERS_PER_CPU`` per CPU), or as tasks on the
     Ray cluster at ``ray`` (``"local"``: one on this machine, :mod:`hzmj.cluster`);
     results in plan order whatever the order they finish in."""
     results: list[GameResult] = []
+    # never more processes than games, nor than a few per CPU (results do not depend on it)
+    workers = min(workers, len(games), MAX_WORKERS_PER_CPU * (os.cpu_count() or 1))
     if ray is not None:
         from hzmj.cluster import ray_map
 

@@ -15,7 +15,9 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Sequence
+from enum import StrEnum
 from typing import Annotated, Any, NoReturn, TypeVar
+from urllib.parse import urlsplit
 
 import typer
 from rich.console import Console
@@ -25,7 +27,15 @@ from typer.core import TyperGroup
 
 from hzmj import hand as hand_analysis
 from hzmj.rules import Rules, RulesError
-from hzmj.scoring import CHAIN_ITEMS, REASON_NAMES, HandScore, Settlement, score_hand, settle
+from hzmj.scoring import (
+    CHAIN_ITEMS,
+    REASON_NAMES,
+    HandScore,
+    Settlement,
+    chain_problem,
+    score_hand,
+    settle,
+)
 from hzmj.shown import shown
 from hzmj.tiles import (
     WHITE,
@@ -246,6 +256,9 @@ def score(
              "count (RULES §3, §8.4)")
     if discard and win_tile == cs:
         fail("a discard win cannot be on a 财神 (RULES §8.4)")
+    problem = None if discard else chain_problem(parsed, win_tile, cs, items)
+    if problem:
+        fail(f"--chain: {problem}")
     result = score_hand(parsed, win_tile, cs, items, rules, discard=discard)
     if as_json:
         print_json({"hand": format_hand(parsed), "win_tile": tile_name(win_tile),
@@ -280,11 +293,13 @@ def parse_tan(items: Sequence[str]) -> dict[tuple[int, int], int]:
     tan: dict[tuple[int, int], int] = {}
     for item in items:
         parts = item.split(":")
-        try:
-            taker, giver, count = (int(p) for p in parts)
-        except ValueError:
+        if len(parts) != 3 or not all(p.isascii() and p.isdigit() for p in parts):
             fail(f"--tan: expected TAKER:GIVER:COUNT (e.g. 1:0:3), got {shown(item)}")
+        taker, giver, count = (int(p) for p in parts)
         tan[(taker, giver)] = tan.get((taker, giver), 0) + count
+        taken = sum(n for (t, _), n in tan.items() if t == taker)
+        if taken > 4:  # a hand has at most four sets, each taken once (RULES §6.5, §7.1)
+            fail(f"--tan: seat {taker} would have taken {taken} 摊; a hand holds at most 4 sets")
     return tan
 
 
@@ -312,6 +327,8 @@ def settle_command(
     """Settle a won hand: who pays whom and why (RULES §10)."""
     rules = parse_rules(rule, players=players)
     feeders = [parse_seat("--piao-feeder", s) for s in piao_feeder or ()]
+    if winner in feeders:
+        fail("--piao-feeder: the winner cannot have fed itself (RULES §10.4)")
     try:
         result = settle(rules, winner=winner, multiplier=multiplier, dealer=dealer,
                         level=level, discarder=discarder, tan=parse_tan(tan or ()),
@@ -456,7 +473,7 @@ def simulate_command(
     from hzmj.simulate import simulate
 
     rules = parse_rules(rule, players=players)
-    names = bot.split(",") if "," in bot else [bot] * rules.players
+    names = [b.strip() for b in bot.split(",")] if "," in bot else [bot.strip()] * rules.players
     make = _bot_factory(names, rules.players)
     show_progress = not as_json and sys.stdout.isatty()
     if show_progress:
@@ -624,14 +641,31 @@ def _event_line(e: dict[str, Any]) -> str:
 # hzmj serve
 
 
+class LogLevel(StrEnum):
+    """The server's log levels (uvicorn's)."""
+
+    critical = "critical"
+    error = "error"
+    warning = "warning"
+    info = "info"
+    debug = "debug"
+    trace = "trace"
+
+
+def _web_address(url: str) -> bool:
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
+
+
 @app.command(name="serve")
 def serve_command(
     host: Annotated[str, typer.Option("--host", help="Interface to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", help="TCP port.")] = 8000,
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="TCP port.")] = 8000,
     db: Annotated[str, typer.Option("--db", metavar="URL",
                                     help="SQLite file, or a database URL "
                                          "(postgresql://user:pw@host/db).")] = "./hzmj.db",
-    log_level: Annotated[str, typer.Option("--log-level")] = "info",
+    log_level: Annotated[LogLevel, typer.Option("--log-level", case_sensitive=False)]
+    = LogLevel.info,
     redis: Annotated[str | None, typer.Option(
         "--redis", metavar="URL", help="Run as one node of a cluster sharing this Redis "
         "(redis://host:6379/0) and the --db PostgreSQL; see docs/scaling.md.")] = None,
@@ -656,15 +690,23 @@ def serve_command(
 
     if (node_url or node_id) and not redis:
         fail("--node-url and --node-id need --redis")
-    serve(host, port, db, log_level, public_url, forwarded_allow_ips, redis, node_url, node_id)
+    for option, url in (("--public-url", public_url), ("--node-url", node_url)):
+        if url is not None and not _web_address(url):
+            fail(f"{option}: an http:// or https:// address with a host, got {shown(url)}")
+    serve(host, port, db, log_level.value, public_url, forwarded_allow_ips, redis, node_url, node_id)
 
 
 # --------------------------------------------------------------------------------------
 # hzmj node list / hzmj node drain (a cluster of servers)
 
-node_app = typer.Typer(help="Nodes of a cluster of table servers (docs/scaling.md).",
-                       no_args_is_help=True)
+node_app = typer.Typer(help="Nodes of a cluster of table servers (docs/scaling.md).")
 app.add_typer(node_app, name="node")
+
+
+@node_app.callback(invoke_without_command=True)
+def _node_root(ctx: typer.Context) -> None:
+    if ctx.invoked_subcommand is None:  # `hzmj node` alone: its help, like `hzmj` alone
+        typer.echo(ctx.get_help())
 RedisOpt = Annotated[str, typer.Option("--redis", metavar="URL",
                                        help="The cluster's Redis.")]
 
@@ -727,7 +769,7 @@ def node_drain_command(
 @app.command(name="rules")
 def rules_command(
     section: Annotated[str | None, typer.Argument(
-        metavar="[§N.N]", help="A section such as 6.5 or §9; none: the list of sections.")]
+        metavar="§N.N", help="A section such as 6.5 or §9; none: the list of sections.")]
     = None,
 ) -> None:
     """Read the rule book (docs/rules.md; the browser shows it at /rules)."""
@@ -772,11 +814,16 @@ def arena_command(
     from rich.progress import Progress
 
     from hzmj.arena import GameResult, arena, print_report
+    from hzmj.bots.registry import sees_all
 
     names = [b.strip() for b in bots.split(",")]
     _bot_factory([n.partition(":")[0] for n in names], len(names))  # checks the names
+    if rate and any(sees_all(n) for n in names):
+        fail("--rate: the oracle sees every tile and has no place on the leaderboard "
+             "(measurement only, docs/bots.md)")
     rules = parse_rules(rule, players=len(names))
-    with Progress(console=Console(stderr=True), transient=True) as progress:
+    with Progress(console=Console(stderr=True), transient=True,
+                  disable=as_json or not sys.stderr.isatty()) as progress:
         task = progress.add_task("arena", total=None)
 
         def advance(done: int, total: int) -> None:

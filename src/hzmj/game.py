@@ -552,8 +552,20 @@ class Match:
             return f"it is seat {self.turn}'s turn, not seat {action.seat}'s"
         if self.phase == "claim" and action.seat not in self.to_move():
             return f"seat {action.seat} has no claim to answer now"
-        offered = ", ".join(sorted({a.type for a in legal}))
-        return f"{action.type} is not legal for seat {action.seat} now (legal: {offered})"
+        same = [a for a in legal if a.type == action.type]
+        if not same:
+            offered = ", ".join(sorted({a.type for a in legal}))
+            return f"{action.type} is not legal for seat {action.seat} now (legal: {offered})"
+        if isinstance(action, Discard) and action.tile not in self.seats[action.seat].concealed:
+            return f"seat {action.seat} holds no {tile_name(action.tile)} to discard"
+        if isinstance(action, Discard) and self._locked(action.seat):
+            return (f"seat {action.seat} must discard the tile it just drew while seat "
+                    f"{self.lock}'s 财神 lock holds (RULES §5.5)")
+        shown = sorted({str({k: v for k, v in a.to_json().items() if k not in ("type", "seat")})
+                        for a in same})
+        more = f" and {len(shown) - 6} more" if len(shown) > 6 else ""
+        return (f"this {action.type} is not one seat {action.seat} may make now (it may: "
+                f"{'; '.join(shown[:6])}{more})")
 
     # ------------------------------------------------------------------ own turn (§6.2)
 

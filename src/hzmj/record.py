@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from hzmj.events import Action, Event, action_from_json
 from hzmj.rules import Rules
+from hzmj.shown import clip, shown
 
 if TYPE_CHECKING:
     from hzmj.game import Match
@@ -109,14 +110,20 @@ def replay_steps(record: Mapping[str, Any]) -> tuple[Match, list[Step]]:
 
     if not isinstance(record, Mapping) or record.get("format") != RECORD_FORMAT:
         raise RecordError(f"not an {RECORD_FORMAT} object")
-    if record.get("version") != RECORD_VERSION:
-        raise RecordError(f"unsupported record version {record.get('version')!r}")
+    version = record.get("version")
+    if type(version) is not int or version != RECORD_VERSION:  # 1.0 and true are not 1
+        raise RecordError(f"unsupported record version {shown(version)}")
     try:
+        if not isinstance(record["rules"], Mapping):
+            raise RecordError(f"record's rules must be an object, got {shown(record['rules'])}")
+        seed = record["seed"]
+        if type(seed) is not int:  # a JSON integer: not 7.9, "7" or true
+            raise RecordError(f"record's seed must be a whole number, got {shown(seed)}")
         try:
             rules = Rules.from_dict(record["rules"])
-            match = Match(rules, int(record["seed"]))
+            match = Match(rules, seed)
         except (TypeError, ValueError, OverflowError, AttributeError) as exc:  # RulesError: ValueError
-            raise RecordError(f"record has bad rules or seed: {exc}") from None
+            raise RecordError(f"record has bad rules or seed: {clip(str(exc), 200)}") from None
         steps = [Step(None, tuple(match.log))]
         actions = record["actions"]
         if not isinstance(actions, list):
@@ -126,7 +133,8 @@ def replay_steps(record: Mapping[str, Any]) -> tuple[Match, list[Step]]:
                 action = action_from_json(raw)
                 steps.append(Step(action, tuple(match.apply(action))))
             except (ValueError, TypeError, KeyError, AttributeError) as exc:
-                raise RecordError(f"action {i} ({raw!r:.80}) does not apply: {exc}") from None
+                raise RecordError(f"action {i} ({shown(raw, 80)}) does not apply: "
+                                  f"{clip(str(exc), 200)}") from None
     except KeyError as exc:
         raise RecordError(f"record lacks {exc}") from None
     return match, steps

@@ -13,6 +13,8 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from hzmj.shown import clip
+
 _HEADING = re.compile(r"^(#{2,3}) §(\d+(?:\.\d+)?) (.*)$", re.MULTILINE)
 _HERE = Path(__file__).resolve().parent
 # a wheel carries the book inside the package; a checkout keeps it in docs/
@@ -50,7 +52,7 @@ def section(number: str) -> str:
         end = next((n.start() for n in found[i + 1:] if len(n.group(1)) <= level), len(book))
         return book[m.start():end].strip() + "\n"
     top = ", ".join(k for k in sections() if "." not in k)
-    raise UnknownSectionError(f"no section §{number} in the rule book (sections: {top})")
+    raise UnknownSectionError(f"no section §{clip(number, 20)} in the rule book (sections: {top})")
 
 
 def anchor(number: str) -> str:

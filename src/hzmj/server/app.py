@@ -70,7 +70,14 @@ from hzmj.server.protocol import (
     client_message,
 )
 from hzmj.server.rooms import MOVING, Connection, Lobby, Room, RoomError
-from hzmj.server.storage import StaleOwnerError, Store, StoredRoom, open_store, writing
+from hzmj.server.storage import (
+    StaleOwnerError,
+    Store,
+    StoredRoom,
+    check_database,
+    open_store,
+    writing,
+)
 from hzmj.shown import clip, shown
 
 log = logging.getLogger("hzmj.server")
@@ -659,7 +666,12 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None,
     if cfg.redis and make_url(cfg.db_url).get_backend_name() == "sqlite":
         raise SystemExit("error: --redis needs a shared database (--db postgresql://…), "
                          "not SQLite")
-    logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    problem = asyncio.run(check_database(cfg.db_url))
+    if problem:
+        shown_db = make_url(cfg.db_url).render_as_string(hide_password=True)
+        raise SystemExit(f"error: cannot open the database {clip(shown_db, 120)}: {problem}")
+    level = 5 if log_level.lower() == "trace" else log_level.upper()  # uvicorn's TRACE is 5
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("alembic").setLevel(logging.WARNING)
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
         logging.getLogger(name).addFilter(TokenFilter())

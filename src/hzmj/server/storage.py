@@ -58,6 +58,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.pool import NullPool, StaticPool
 
+from hzmj.shown import clip
+
 MIGRATIONS = Path(__file__).with_name("migrations")
 RELEASED = -1  # the fence of a room this process gave up or lost: no epoch matches it
 log = logging.getLogger("hzmj.server")
@@ -537,6 +539,32 @@ async def open_store(url: str) -> Store:
     store = Store(make_engine(url))
     await store.start()
     return store
+
+
+async def check_database(url: str) -> str | None:
+    """Why the database at ``url`` cannot be used, or ``None``: it is opened and upgraded
+    to the newest revision (what the server's start does), so a directory, a file that is
+    not a database, an unknown driver or an unreachable server is reported before the
+    server starts.  The reason is the error's first line."""
+    try:
+        engine = make_engine(url)
+    except Exception as exc:  # an unknown driver, a URL SQLAlchemy cannot read
+        return _first_line(exc)
+    try:
+        await migrate(engine)
+    except Exception as exc:
+        await engine.dispose()
+        # aiosqlite's thread still posts the failed connection's close to this loop: let
+        # it land before asyncio.run closes the loop (else "Event loop is closed" is logged)
+        await asyncio.sleep(0.2)
+        return _first_line(exc)
+    await engine.dispose()
+    return None
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return clip(lines[0] if lines else type(exc).__name__, 200)
 
 
 async def migrate(engine: AsyncEngine) -> None:
