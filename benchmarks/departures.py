@@ -91,10 +91,41 @@ class Without:
         return next((c.action for c in ranked if c.action.type not in self.types), allowed[0])
 
 
+class Patched:
+    """The strong bot with some of its module constants set otherwise while it decides
+    (``strong+FEED_CLAIM=0.15,LOSS=0.5``, as ``benchmarks/strong_variant.py`` takes them):
+    a variant measured decision by decision against the bot as it is."""
+
+    def __init__(self, name: str, settings: str, seed: int) -> None:
+        from hzmj.bots import strong
+
+        self.module = strong
+        self.bot = make_bot(name, seed)
+        self.values: dict[str, object] = {}
+        for item in settings.split(","):
+            key, _, value = item.partition("=")
+            old = getattr(strong, key)
+            self.values[key] = value == "1" if isinstance(old, bool) else type(old)(value)
+
+    def choose(self, view: dict[str, Any], legal: Sequence[Action]) -> Action:
+        saved = {k: getattr(self.module, k) for k in self.values}
+        for k, v in self.values.items():
+            setattr(self.module, k, v)
+        try:
+            return self.bot.choose(view, legal)
+        finally:
+            for k, v in saved.items():
+                setattr(self.module, k, v)
+
+
 def reference_bot(spec: str, seed: int) -> Bot:
-    """``NAME`` or ``NAME-without:TYPE,TYPE`` (see :class:`Without`)."""
+    """``NAME``, ``NAME-without:TYPE,TYPE`` (:class:`Without`) or
+    ``strong+KEY=VALUE,…`` (:class:`Patched`)."""
     name, _, types = spec.partition("-without:")
-    return Without(name, set(types.split(",")), seed) if types else make_bot(name, seed)
+    if types:
+        return Without(name, set(types.split(",")), seed)
+    name, _, settings = spec.partition("+")
+    return Patched(name, settings, seed) if settings else make_bot(name, seed)
 
 
 def departures(bot_name: str, reference: str, seeds: Iterable[int],

@@ -9,6 +9,7 @@ tests/artifacts/ (git-ignored).
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
@@ -159,6 +160,22 @@ def page_at(browser: Any) -> Iterator[Any]:
 def shot(page: Any, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+
+
+def widths(page: Any, selector: str, at_least: float = 0) -> list[float]:
+    """The rendered widths of every ``selector`` node, found and measured in one
+    evaluation: the bots' play re-renders the table, and a locator that finds nodes in one
+    call and measures them in the next can meet detached ones (0 px or no box; CI,
+    2026-12-02 and 12-03).  Waits up to 5 s for every width to reach ``at_least``."""
+    measure = (f"() => [...document.querySelectorAll({json.dumps(selector)})]"
+               ".map(n => n.getBoundingClientRect().width)")
+    try:
+        page.wait_for_function(f"() => {{ const w = ({measure})(); "
+                               f"return w.length > 0 && w.every(x => x >= {at_least}); }}",
+                               timeout=5000)
+    except sync_api.Error:
+        pass  # the caller's assertion reports the widths
+    return [float(x) for x in page.evaluate(measure)]
 
 
 def no_horizontal_scroll(page: Any) -> bool:
@@ -368,18 +385,8 @@ def test_pong_through_the_claim_bar_then_reload_restores_the_seat(
     page.set_viewport_size({"width": 844, "height": 390})
     sync_api.expect(page.locator(".own .hand .hand-tile").first).to_be_visible()
     assert no_horizontal_scroll(page), "landscape table scrolls sideways"
-    # measured in one evaluation: the bots' play re-renders the table, and a locator's
-    # evaluate_all finds the nodes in one call and measures them in a second, so a re-render
-    # between the two measured detached nodes as 0 px wide (CI, 2026-12-02 and 12-03)
-    measure = ("() => [...document.querySelectorAll('.own .hand .hand-tile')]"
-               ".map(n => n.getBoundingClientRect().width)")
-    try:
-        page.wait_for_function(f"() => {{ const w = ({measure})(); "
-                               "return w.length > 0 && w.every(x => x >= 40); }", timeout=5000)
-    except sync_api.Error:
-        pass  # the assertion below reports the widths
-    widths = page.evaluate(measure)
-    assert min(widths) >= 40, widths
+    landscape = widths(page, ".own .hand .hand-tile", 40)
+    assert landscape and min(landscape) >= 40, landscape
     shot(page, "table-844-landscape.png")
 
 
@@ -641,12 +648,6 @@ def play_both_until(pages: list[Any], done: str, seconds: float) -> None:
     raise AssertionError(f"{done} did not appear on every page within {seconds}s: {states}")
 
 
-def box_width(locator: Any) -> float:
-    box = locator.bounding_box()
-    assert box is not None
-    return float(box["width"])
-
-
 def room_of(page: Any, base: str, room_id: str) -> dict[str, Any]:
     data: dict[str, Any] = page.request.get(f"{base}/api/rooms/{room_id}").json()
     return data
@@ -725,12 +726,12 @@ def test_two_people_and_two_bots_through_the_ready_gate(
 
     # phone sizes: own tiles ≥ 40 px, readable discards, backs with counts, no side scroll
     if width == 390:
-        tiles = alice.locator(".own .hand .hand-tile")
-        assert min(box_width(tiles.nth(i)) for i in range(tiles.count())) >= 40
+        own = widths(alice, ".own .hand .hand-tile", 40)
+        assert own and min(own) >= 40, own
         sync_api.expect(alice.locator(".backs-count").first).to_contain_text("×")
     play_both_until([alice, bob], ".discards[data-seat='2'] .tile", 60)
     if width == 390:
-        assert box_width(alice.locator(".discards .tile").first) >= 20
+        assert widths(alice, ".discards .tile", 20)[0] >= 20
     assert no_horizontal_scroll(alice), "table scrolls sideways"
     shot(alice, f"people-table-{tag}.png")
 
