@@ -357,7 +357,7 @@ def test_arena_rate_refuses_the_oracle(tmp_path: Any) -> None:
 
 
 @pytest.mark.parametrize(("args", "says"), [
-    pytest.param(["--tan", "1:0:999999"], "at most 4 sets", id="tan-count"),
+    pytest.param(["--tan", "1:0:999"], "at most 4 sets", id="tan-count"),
     pytest.param(["--tan", "1:0:٣"], "TAKER:GIVER:COUNT", id="tan-non-ascii-digit"),
     pytest.param(["--tan", "1:0:3", "--tan", "1:2:2"], "5 摊", id="tan-total"),
     pytest.param(["--piao-feeder", "1"], "fed itself", id="winner-as-feeder"),
@@ -374,3 +374,60 @@ def test_node_alone_prints_its_help_like_hzmj_alone() -> None:
 def test_a_long_unknown_rule_section_is_cut() -> None:
     line = run_error("rules", "9" * 5000)
     assert "no section" in line and len(line) < 200
+
+
+# helper-23's second look (2026-12-03)
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    pytest.param(["--db", "://"], "cannot open the database", id="unparsable-db-url"),
+    pytest.param(["--db", "postgresql://u:secret@host:notaport/db"], "cannot open the database",
+                 id="db-port-not-a-number"),
+])
+def test_serve_with_an_unreadable_database_url_says_so_without_the_password(
+        args: list[str], says: str) -> None:
+    result = runner.invoke(app, ["serve", *args, "--port", "1"])
+    assert result.exit_code == 1 and says in str(result.exception)
+    assert "secret" not in str(result.exception).split(":", 2)[1]  # the URL is not echoed
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    pytest.param(["--public-url", "http://[::1"], "--public-url", id="bad-ipv6"),
+    pytest.param(["--public-url", "http://x:99999"], "--public-url", id="port-out-of-range"),
+    pytest.param(["--host", " "], "--host", id="empty-host"),
+])
+def test_serve_refuses_more_bad_addresses(args: list[str], says: str) -> None:
+    assert says in run_error("serve", *args)
+
+
+def test_serve_reads_its_settings_from_the_environment_and_checks_them(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    monkeypatch.setenv("HZMJ_PUBLIC_URL", "garbage")
+    result = runner.invoke(app, ["serve", "--port", "1"])
+    assert result.exit_code == 1 and "HZMJ_PUBLIC_URL" in str(result.exception)
+    monkeypatch.delenv("HZMJ_PUBLIC_URL")
+    monkeypatch.setenv("HZMJ_DB", str(tmp_path))  # a directory: was ignored for ./hzmj.db
+    result = runner.invoke(app, ["serve", "--port", "1"])
+    assert result.exit_code == 1 and str(tmp_path) in str(result.exception)
+
+
+def test_score_joins_repeated_chain_options_rules_8_2() -> None:
+    out = run_json("score", "123m456m789pP[9999s]", "--win", "1z", "--chain", "piao",
+                   "--chain", "kong")
+    assert (out["multiplier"], out["names"]["zh"]) == (8, "飘杠")
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    pytest.param(["--discarder", "1", "--rule", "discard_win=true", "--level", "3",
+                  "--piao-feeder", "2"], "self-drawn win", id="feeder-on-a-discard-win"),
+    pytest.param(["--tan", "1:1:3"], "from itself", id="tan-from-itself"),
+    pytest.param(["--tan", "1:0:" + "9" * 5000], "TAKER:GIVER:COUNT", id="tan-huge-count"),
+])
+def test_settle_refuses_inconsistent_input_rules_8_4_10_4(args: list[str], says: str) -> None:
+    line = run_error("settle", "--winner", "0", "--multiplier", "4", *args)
+    assert says in line and len(line) < 200
+
+
+def test_rules_with_an_empty_section_lists_the_sections() -> None:
+    result = runner.invoke(app, ["rules", ""])
+    assert result.exit_code == 0 and "§6 " in result.stdout

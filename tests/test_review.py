@@ -81,6 +81,20 @@ def test_review_of_the_first_hands_only_is_the_full_review_s_start() -> None:
     assert review(record, 0, "efficiency", max_hands=8) == full
 
 
+def test_a_record_cut_inside_a_hand_counts_that_hand() -> None:
+    """A record saved mid-hand: "9 decisions over 0 hands" (helper-23); the hand the
+    seat decided in counts, and the per-hand loss is over the hands reviewed."""
+    record = _record()
+    actions = record["actions"]
+    full = review(record, 0, "efficiency")
+    first_two = [d for d in full["decisions"] if d["hand_no"] <= 2]
+    cut_at = first_two[-1]["index"] + 1  # right after seat 0's last decision of hand 2
+    cut = review({**record, "actions": actions[:cut_at]}, 0, "efficiency")
+    assert cut["decisions"] == first_two
+    assert (cut["hands"], cut["hands_reviewed"]) == (1, 2)
+    assert cut["loss_per_hand"] == pytest.approx(cut["loss_total"] / 2, abs=1e-3)
+
+
 def test_review_sees_only_the_seat_s_view(monkeypatch: pytest.MonkeyPatch) -> None:
     record = _record(4)
     seen: list[dict[str, Any]] = []

@@ -17,7 +17,6 @@ import sys
 from collections.abc import Callable, Sequence
 from enum import StrEnum
 from typing import Annotated, Any, NoReturn, TypeVar
-from urllib.parse import urlsplit
 
 import typer
 from rich.console import Console
@@ -233,9 +232,9 @@ def score(
         metavar="HAND", help="13 tiles before the win, melds in brackets.")],
     win: Annotated[str, typer.Option("--win", metavar="TILE", help="The winning tile.")],
     caishen: CaishenOpt = "5z",
-    chain: Annotated[str, typer.Option("--chain", metavar="ITEMS",
-                                       help="Chain since the last non-财神 discard, "
-                                            "e.g. piao,kong (RULES §8.2).")] = "",
+    chain: Annotated[list[str] | None, typer.Option(
+        "--chain", metavar="ITEMS", help="Chain since the last non-财神 discard, oldest "
+        "first, e.g. piao,kong; repeated options add to it (RULES §8.2).")] = None,
     discard: Annotated[bool, typer.Option("--discard",
                                           help="A discard win: the chain is ignored "
                                                "(RULES §8.4).")] = False,
@@ -247,7 +246,7 @@ def score(
     cs = parse_tile_arg("--caishen", caishen)
     win_tile = parse_tile_arg("--win", win)
     parsed = parse_hand_arg(hand, (13,), cs, [win_tile], rules)
-    items = [c.strip() for c in chain.split(",") if c.strip()]
+    items = [c.strip() for part in chain or () for c in part.split(",") if c.strip()]
     for item in items:
         if item not in CHAIN_ITEMS:
             fail(f"--chain: item must be piao or kong, got {shown(item)}")
@@ -293,9 +292,12 @@ def parse_tan(items: Sequence[str]) -> dict[tuple[int, int], int]:
     tan: dict[tuple[int, int], int] = {}
     for item in items:
         parts = item.split(":")
-        if len(parts) != 3 or not all(p.isascii() and p.isdigit() for p in parts):
+        if len(parts) != 3 or not all(p.isascii() and p.isdigit() and len(p) <= 3
+                                      for p in parts):
             fail(f"--tan: expected TAKER:GIVER:COUNT (e.g. 1:0:3), got {shown(item)}")
         taker, giver, count = (int(p) for p in parts)
+        if taker == giver:
+            fail(f"--tan: seat {taker} cannot take 摊 from itself, got {shown(item)}")
         tan[(taker, giver)] = tan.get((taker, giver), 0) + count
         taken = sum(n for (t, _), n in tan.items() if t == taker)
         if taken > 4:  # a hand has at most four sets, each taken once (RULES §6.5, §7.1)
@@ -329,6 +331,9 @@ def settle_command(
     feeders = [parse_seat("--piao-feeder", s) for s in piao_feeder or ()]
     if winner in feeders:
         fail("--piao-feeder: the winner cannot have fed itself (RULES §10.4)")
+    if feeders and discarder is not None:
+        fail("--piao-feeder needs a self-drawn win: a discard win's chain is empty, so no "
+             "后半场承包 (RULES §8.4, §10.4)")
     try:
         result = settle(rules, winner=winner, multiplier=multiplier, dealer=dealer,
                         level=level, discarder=discarder, tan=parse_tan(tan or ()),
@@ -605,7 +610,7 @@ def review_command(
                       _action_text(d["best"]), "" if d["agree"] else loss, top)
     out.print(table)
     agreement = report["agreement"]
-    out.print(Text(f"{report['reviewed']} decisions over {report['hands']} hands; agreement "
+    out.print(Text(f"{report['reviewed']} decisions over {report['hands_reviewed']} hands; agreement "
                    f"{'–' if agreement is None else f'{agreement:.0%}'}; loss "
                    f"{report['loss_total']:.2f} in total, {report['loss_per_hand']:.2f} "
                    "per hand"))
@@ -652,18 +657,14 @@ class LogLevel(StrEnum):
     trace = "trace"
 
 
-def _web_address(url: str) -> bool:
-    parts = urlsplit(url)
-    return parts.scheme in ("http", "https") and bool(parts.hostname)
-
-
 @app.command(name="serve")
 def serve_command(
     host: Annotated[str, typer.Option("--host", help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=1, max=65535, help="TCP port.")] = 8000,
-    db: Annotated[str, typer.Option("--db", metavar="URL",
-                                    help="SQLite file, or a database URL "
-                                         "(postgresql://user:pw@host/db).")] = "./hzmj.db",
+    db: Annotated[str | None, typer.Option("--db", metavar="URL",
+                                           help="SQLite file, or a database URL "
+                                                "(postgresql://user:pw@host/db); default "
+                                                "HZMJ_DB, else ./hzmj.db.")] = None,
     log_level: Annotated[LogLevel, typer.Option("--log-level", case_sensitive=False)]
     = LogLevel.info,
     redis: Annotated[str | None, typer.Option(
@@ -690,8 +691,12 @@ def serve_command(
 
     if (node_url or node_id) and not redis:
         fail("--node-url and --node-id need --redis")
+    from hzmj.server.config import web_address
+
+    if not host.strip():
+        fail("--host: an interface name or address (127.0.0.1, 0.0.0.0, ::)")
     for option, url in (("--public-url", public_url), ("--node-url", node_url)):
-        if url is not None and not _web_address(url):
+        if url is not None and not web_address(url):
             fail(f"{option}: an http:// or https:// address with a host, got {shown(url)}")
     serve(host, port, db, log_level.value, public_url, forwarded_allow_ips, redis, node_url, node_id)
 
@@ -775,7 +780,7 @@ def rules_command(
     """Read the rule book (docs/rules.md; the browser shows it at /rules)."""
     from hzmj import rulebook
 
-    if section is None:
+    if section is None or not section.strip():  # "" too: the list of sections
         for number, title in rulebook.sections().items():
             typer.echo(f"{'  ' if '.' in number else ''}§{number} {title}")
         return

@@ -18,6 +18,7 @@ from hzmj.bots.base import Bot
 from hzmj.bots.registry import make_bot, sees_all
 from hzmj.events import Action
 from hzmj.record import RecordError, replay_steps
+from hzmj.shown import shown
 
 DEFAULT_BOT: Final = "expert"
 COSTLIEST: Final = 5
@@ -48,7 +49,7 @@ def review(record: Mapping[str, Any], seat: int, bot: str = DEFAULT_BOT,
     reviewer = make_bot(bot, 0)
     match, steps = replay_steps(record)
     if not (isinstance(seat, int) and 0 <= seat < match.n):
-        raise ValueError(f"seat must be 0..{match.n - 1}, got {seat!r}")
+        raise ValueError(f"seat must be 0..{match.n - 1}, got {shown(seat)}")
     from hzmj.game import Match  # replayed again, stopping at each decision
 
     live = Match(match.rules, match.seed)
@@ -64,12 +65,15 @@ def review(record: Mapping[str, Any], seat: int, bot: str = DEFAULT_BOT,
     total_mine = sum(1 for s in steps[1:] if s.action is not None and s.action.seat == seat)
     done = 0
     decisions = []
+    ended = 0  # hands ended so far in the replay
+    unfinished = False  # the record stops inside a hand where the seat decided
     for i, step in enumerate(steps[1:]):
         action = step.action
         assert action is not None
         if action.seat == seat and not live.is_auto(seat) and action.type != "escape":
             legal = live.legal_actions(seat)
             if len(legal) > 1:
+                unfinished = ended == reviewed_hands
                 decisions.append(_decision(i, live.hand_no, reviewer,
                                            live.view(seat), legal, action))
             done += 1
@@ -79,6 +83,9 @@ def review(record: Mapping[str, Any], seat: int, bot: str = DEFAULT_BOT,
             live.apply(action)
         except ValueError as exc:  # pragma: no cover - replay_steps applied it already
             raise RecordError(f"action {i} does not apply: {exc}") from None
+        ended += sum(e.type == "hand_end" for e in step.events)
+    if unfinished:  # a record cut inside a hand: that hand counts as reviewed
+        reviewed_hands += 1
     valued = [d["loss"] for d in decisions if d["loss"] is not None]
     hands = reviewed_hands or 1
     total = sum(valued)

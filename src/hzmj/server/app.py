@@ -640,6 +640,15 @@ def lan_address() -> str | None:
     return None if address.startswith("127.") else address
 
 
+def _shown_database(url: str) -> str:
+    """``url`` as the server prints it: the password hidden, cut to 120 characters; a URL
+    SQLAlchemy cannot read is not shown at all (it may hold a password)."""
+    try:
+        return clip(make_url(url).render_as_string(hide_password=True), 120)
+    except Exception:  # ArgumentError, or ValueError for a port that is not a number
+        return "given (a URL that cannot be read)"
+
+
 def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None,
           log_level: str = "info", public_url: str | None = None,
           forwarded_allow_ips: str = "127.0.0.1", redis: str | None = None,
@@ -663,22 +672,21 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None,
                                     redis=redis, node_url=node_url, node_id=node_id)
     except ValueError as exc:  # an HZMJ_* variable that does not parse or is out of range
         raise SystemExit(f"error: {exc}") from None
-    if cfg.redis and make_url(cfg.db_url).get_backend_name() == "sqlite":
+    db_shown = _shown_database(cfg.db_url)
+    if cfg.redis and cfg.db_url.startswith("sqlite"):
         raise SystemExit("error: --redis needs a shared database (--db postgresql://…), "
                          "not SQLite")
     problem = asyncio.run(check_database(cfg.db_url))
     if problem:
-        shown_db = make_url(cfg.db_url).render_as_string(hide_password=True)
-        raise SystemExit(f"error: cannot open the database {clip(shown_db, 120)}: {problem}")
+        raise SystemExit(f"error: cannot open the database {db_shown}: {problem}")
     level = 5 if log_level.lower() == "trace" else log_level.upper()  # uvicorn's TRACE is 5
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("alembic").setLevel(logging.WARNING)
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
         logging.getLogger(name).addFilter(TokenFilter())
-    shown = make_url(cfg.db_url).render_as_string(hide_password=True)
     node = f", node at {cfg.node_url}, Redis {_hide(cfg.redis)}" if cfg.redis else ""
     local = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-    print(f"hzmj table server: open http://{local}:{port}/  (database {shown}{node})",
+    print(f"hzmj table server: open http://{local}:{port}/  (database {db_shown}{node})",
           flush=True)
     if cfg.public_url:
         print(f"  friends use {cfg.public_url}", flush=True)

@@ -6,6 +6,7 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -91,6 +92,9 @@ def _worker_start(parent: int, gc_gen0: int) -> None:
     after a SIGKILL."""
     os.nice(WORKER_NICENESS)
     tune_gc(gc_gen0)
+    # Ctrl-C in a terminal reaches the whole process group: the server stops its workers
+    # itself (close), so a worker ignores it instead of printing a KeyboardInterrupt
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch() -> None:
         while os.getppid() == parent:

@@ -14,6 +14,9 @@ import os
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
+
+from hzmj.shown import shown
 
 
 def database_url(db: str) -> str:
@@ -30,6 +33,17 @@ def database_url(db: str) -> str:
     if scheme == "sqlite":
         return f"sqlite+aiosqlite://{rest}"
     return db
+
+
+def web_address(url: str) -> bool:
+    """Whether ``url`` is an ``http://`` or ``https://`` address with a host and, if it
+    names one, a port of 1–65535 (what share links and other nodes can use)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # ValueError when not a number or out of range
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname) and port != 0
 
 
 _TRUE = ("1", "true", "yes", "on")
@@ -117,6 +131,13 @@ class ServerConfig:
         if self.review_workers > MAX_REVIEW_WORKERS:
             raise ValueError(f"review_workers (HZMJ_REVIEW_WORKERS) must be at most "
                              f"{MAX_REVIEW_WORKERS}, got {self.review_workers}")
+        for name in ("public_url", "node_url", "lan_url"):
+            url = getattr(self, name)
+            if url is not None and not web_address(url):
+                raise ValueError(f"{name} (HZMJ_{name.upper()}) must be an http:// or "
+                                 f"https:// address with a host, got {shown(url)}")
+        if not self.db.strip():
+            raise ValueError("db (HZMJ_DB) must name an SQLite file or a database URL")
         if not 1 <= self.hint_ms <= MAX_BUDGET_MS:
             raise ValueError(f"hint_ms (HZMJ_HINT_MS) must be 1 to {MAX_BUDGET_MS} "
                              f"milliseconds, got {self.hint_ms}")
