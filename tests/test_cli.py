@@ -360,7 +360,7 @@ def test_arena_rate_refuses_the_oracle(tmp_path: Any) -> None:
     pytest.param(["--tan", "1:0:999"], "at most 4 sets", id="tan-count"),
     pytest.param(["--tan", "1:0:٣"], "TAKER:GIVER:COUNT", id="tan-non-ascii-digit"),
     pytest.param(["--tan", "1:0:3", "--tan", "1:2:2"], "5 摊", id="tan-total"),
-    pytest.param(["--piao-feeder", "1"], "fed itself", id="winner-as-feeder"),
+    pytest.param(["--piao-feeder", "1"], "own piao feeder", id="winner-as-feeder"),
 ])
 def test_settle_refuses_what_no_hand_can_have_rules_10_4(args: list[str], says: str) -> None:
     assert says in run_error("settle", "--winner", "1", "--multiplier", "2", *args)
@@ -419,7 +419,7 @@ def test_score_joins_repeated_chain_options_rules_8_2() -> None:
 
 @pytest.mark.parametrize(("args", "says"), [
     pytest.param(["--discarder", "1", "--rule", "discard_win=true", "--level", "3",
-                  "--piao-feeder", "2"], "self-drawn win", id="feeder-on-a-discard-win"),
+                  "--piao-feeder", "2"], "on a discard win", id="feeder-on-a-discard-win"),
     pytest.param(["--tan", "1:1:3"], "from itself", id="tan-from-itself"),
     pytest.param(["--tan", "1:0:" + "9" * 5000], "TAKER:GIVER:COUNT", id="tan-huge-count"),
 ])

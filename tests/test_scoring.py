@@ -304,6 +304,7 @@ def test_rules_8_5_escape_penalty_is_priced_as_caipiao() -> None:
     pytest.param({"discarder": 1}, "discarder", id="discarder-is-winner"),
     pytest.param({"tan": {(1, 1): 3}}, "摊", id="tan-from-self"),
     pytest.param({"piao_feeders": [9]}, "feeder", id="bad-feeder"),
+    pytest.param({"piao_feeders": [1]}, "own piao feeder", id="winner-as-own-feeder"),
 ])
 def test_rules_10_settle_rejects_bad_input(kwargs: dict[str, object], match: str) -> None:
     args: dict[str, object] = {"winner": 1, "multiplier": 1, "dealer": 0, "level": 1}
@@ -343,7 +344,9 @@ def settlements(draw: st.DrawFn) -> tuple[Rules, dict[str, object]]:
         "level": level,
         "discarder": discarder,
         "tan": tan,
-        "piao_feeders": draw(st.lists(seats.filter(lambda s: s != winner), max_size=2)),
+        # 后半场承包 needs a self-drawn win (§8.4 empties a discard win's chain)
+        "piao_feeders": [] if discarder is not None else draw(
+            st.lists(seats.filter(lambda s: s != winner), max_size=2)),
     }
 
 
@@ -392,3 +395,14 @@ def test_rules_10_1_pair_factor(level: int, winner: int, payer: int, dealer: int
 def test_rules_10_1_pair_factor_rejects_a_bad_level() -> None:
     with pytest.raises(ValueError, match="dealer level"):
         pair_factor(4, winner=0, payer=1, dealer=0)
+
+
+def test_rules_8_4_10_4_no_houbanchang_chengbao_on_a_discard_win() -> None:
+    """A discard win's chain is empty (§8.4), so no seat can be a 后半场承包 feeder
+    (§10.4, p ≥ 1): such input is refused, not paid (it was charged T)."""
+    rules = Rules(discard_win=True)
+    args: dict[str, object] = {"winner": 0, "multiplier": 4, "dealer": 0, "level": 3,
+                               "discarder": 1}
+    assert list(settle(rules, **args).deltas) == [96, -96, 0, 0]  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="on a discard win"):
+        settle(rules, **args, piao_feeders=[2])  # type: ignore[arg-type]

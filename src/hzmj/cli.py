@@ -197,6 +197,18 @@ def parse_seat(option: str, text: str) -> int:
         fail(f"{option}: expected a seat number, got {shown(text)}")
 
 
+def read_record_file(path: str) -> Any:
+    """A game record file's JSON; exit 2 with one line when it cannot be read."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except (OSError, ValueError, RecursionError) as exc:  # JSONDecodeError, not UTF-8
+        # Python's own words for a 5,000-digit number advise sys.set_int_max_str_digits
+        reason = ("a number in it has too many digits" if "int_max_str_digits" in str(exc)
+                  else str(exc))
+        fail(f"cannot read {path}: {reason}")
+
+
 def print_json(data: Any) -> None:
     typer.echo(json.dumps(data, ensure_ascii=False))
 
@@ -329,11 +341,6 @@ def settle_command(
     """Settle a won hand: who pays whom and why (RULES §10)."""
     rules = parse_rules(rule, players=players)
     feeders = [parse_seat("--piao-feeder", s) for s in piao_feeder or ()]
-    if winner in feeders:
-        fail("--piao-feeder: the winner cannot have fed itself (RULES §10.4)")
-    if feeders and discarder is not None:
-        fail("--piao-feeder needs a self-drawn win: a discard win's chain is empty, so no "
-             "后半场承包 (RULES §8.4, §10.4)")
     try:
         result = settle(rules, winner=winner, multiplier=multiplier, dealer=dealer,
                         level=level, discarder=discarder, tan=parse_tan(tan or ()),
@@ -549,11 +556,7 @@ def replay_command(
     and, for a server's record, that the seed opens the commitment published at the start."""
     from hzmj.record import RecordError, replay, verify
 
-    try:
-        with open(record_path, encoding="utf-8") as fh:
-            record = json.load(fh)
-    except (OSError, ValueError, RecursionError) as exc:  # JSONDecodeError, not UTF-8
-        fail(f"cannot read {record_path}: {exc}")
+    record = read_record_file(record_path)
     try:
         match = replay(record)
         problems = verify(record) if verify_flag else []
@@ -586,11 +589,7 @@ def review_command(
     from hzmj.record import RecordError
     from hzmj.review import review
 
-    try:
-        with open(record_path, encoding="utf-8") as fh:
-            record = json.load(fh)
-    except (OSError, ValueError, RecursionError) as exc:  # JSONDecodeError, not UTF-8
-        fail(f"cannot read {record_path}: {exc}")
+    record = read_record_file(record_path)
     _bot_factory([bot], 1)  # checks the name
     try:
         report = review(record, seat, bot)

@@ -397,7 +397,8 @@ def settle(
     ``piao_feeders`` are seats whose discard the winner claimed after the first 财神
     discard of its chain (后半场承包, §10.4); ``discarder`` is set for a discard win
     (§10.5).  ``ValueError`` for a bad seat, level or multiplier, a 摊 count over the
-    limit of §6.5, or a discard win that §8.4 does not allow.
+    limit of §6.5, a discard win that §8.4 does not allow, or piao feeders that cannot be
+    (the winner itself; any on a discard win, whose chain §8.4 empties).
     """
     n = rules.players
     for name, seat in (("winner", winner), ("dealer", dealer), ("discarder", discarder)):
@@ -425,6 +426,10 @@ def settle(
     feeders = set(piao_feeders)
     for s in feeders:
         _check_seat("piao feeder", s, n)
+    if winner in feeders:
+        raise ValueError(f"the winner (seat {winner}) cannot be its own piao feeder (RULES §10.4)")
+    if feeders and discarder is not None:  # §8.4: a discard win's chain is empty (p = 0)
+        raise ValueError("no 后半场承包 on a discard win: its chain is empty (RULES §8.4, §10.4)")
     others = [x for x in range(n) if x != winner]
     shares = {x: share(rules, multiplier, winner=winner, payer=x, dealer=dealer, level=level)
               for x in others}
