@@ -133,6 +133,42 @@ def test_gym_env_episode_over_at_reset_says_terminated() -> None:
         env.step(0)
 
 
+def test_gym_env_rejects_an_action_outside_the_mask_by_default() -> None:
+    env = HzmjSeatEnv(Rules(), seat=0, max_hands=1)
+    obs, _ = env.reset(seed=3)
+    bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    with pytest.raises(ValueError, match="not legal"):
+        env.step(bad)
+    with pytest.raises(ValueError, match="illegal_action"):
+        HzmjSeatEnv(illegal_action="ignore")
+
+
+def test_gym_env_penalize_mode_changes_nothing_but_the_reward() -> None:
+    env = HzmjSeatEnv(Rules(), seat=0, max_hands=1, illegal_action="penalize",
+                      illegal_penalty=2.5)
+    obs, _ = env.reset(seed=3)
+    assert env.match is not None
+    before = env.match.view(0)
+    bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    obs2, reward, term, trunc, info = env.step(bad)
+    assert (reward, term, trunc, info["illegal"]) == (-2.5, False, False, True)
+    assert env.match.view(0) == before
+    assert np.array_equal(obs2["observation"], obs["observation"])
+    assert np.array_equal(obs2["action_mask"], obs["action_mask"])
+    with pytest.raises(ValueError, match="not legal"):
+        env.step(ACTION_SIZE)  # outside the action space: always an error
+    # a new episode with legal actions only: its rewards are exactly the points
+    total, info, _ = _play_gym(env, 3)
+    assert total == info["points"][0]
+
+
+def test_gym_env_passes_gymnasiums_checker_in_penalize_mode() -> None:
+    from gymnasium.utils.env_checker import check_env
+
+    check_env(HzmjSeatEnv(Rules(), seat=1, illegal_action="penalize"),
+              skip_render_check=True)
+
+
 @pytest.mark.parametrize("max_hands", [1, 2, None])
 def test_gym_env_rewards_add_up_to_the_final_points(max_hands: int | None) -> None:
     # the seeds include 4210, where a bot wins before seat 0's first decision

@@ -7,7 +7,14 @@ the episode seed.  Reward: the learner's settlement delta in points when a hand 
 (RULES §10); the rewards of an episode always add up to the learner's final points minus
 its starting points.  A hand the bots finish before the learner's first decision is paid
 with the first ``step``'s reward (``reset`` cannot return one).  An episode is one match,
-or ``max_hands`` hands.  An action outside the mask raises ``ValueError``.
+or ``max_hands`` hands.
+
+An action outside the mask raises ``ValueError`` (``illegal_action="raise"``, the
+default).  With ``illegal_action="penalize"`` (for learners without action masking, and
+Gymnasium's ``check_env``, which steps random actions) it changes nothing in the match:
+the step returns the same observation, a reward of ``-illegal_penalty`` points (default
+1.0) and ``info["illegal"] = True``; the episode's rewards then add up to the final
+points minus the starting points minus the penalties.
 
 If the episode is over before the learner ever acts (e.g. ``max_hands=1`` and a bot wins
 at once), ``reset`` returns an all-zero mask and ``info["terminated"] = True``; the next
@@ -37,10 +44,16 @@ class HzmjSeatEnv(gym.Env[dict[str, Any], Any]):
     metadata = {"render_modes": []}
 
     def __init__(self, rules: Rules | None = None, seat: int = 0,
-                 opponents: str = "efficiency", max_hands: int | None = None) -> None:
+                 opponents: str = "efficiency", max_hands: int | None = None,
+                 illegal_action: str = "raise", illegal_penalty: float = 1.0) -> None:
         self.rules = rules or Rules()
         if not 0 <= seat < self.rules.players:
             raise ValueError(f"seat must be 0..{self.rules.players - 1}, got {seat}")
+        if illegal_action not in ("raise", "penalize"):
+            raise ValueError(f"illegal_action must be 'raise' or 'penalize', got "
+                             f"{illegal_action!r}")
+        self.illegal_action = illegal_action
+        self.illegal_penalty = float(illegal_penalty)
         self.seat = seat
         self.opponents = opponents
         self.max_hands = max_hands
@@ -109,7 +122,10 @@ class HzmjSeatEnv(gym.Env[dict[str, Any], Any]):
         if over and not self.action_space.contains(int(action)):
             raise ValueError(f"action {action} is not in the action space")
         if not over and int(action) not in self._legal:
-            raise ValueError(f"action {action} is not legal (legal: {sorted(self._legal)})")
+            if self.illegal_action == "raise" or not self.action_space.contains(int(action)):
+                raise ValueError(f"action {action} is not legal (legal: {sorted(self._legal)})")
+            return self._obs(), -self.illegal_penalty, False, False, {**self._info(),
+                                                                     "illegal": True}
         reward, self._pending = self._pending, 0.0
         if not over:
             hands_before = len(self.match.results)
