@@ -108,8 +108,8 @@ def _help_hint(exc: typer.TyperException) -> str:
 app = typer.Typer(
     name="hzmj",
     cls=_OneLineErrors,
-    help="Hangzhou Mahjong (杭州麻将): hand calculator, settlement and waits. "
-         "§ numbers refer to the rule book: `hzmj rules 6.5` (docs/rules.md).",
+    help="Hangzhou Mahjong (杭州麻将): hand calculator, table server, bots, arenas, "
+         "records and AI review. § numbers refer to the rule book: `hzmj rules 6.5` (docs/rules.md).",
     add_completion=False,
     pretty_exceptions_enable=False,
 )
