@@ -163,6 +163,16 @@ def test_rules_8_4_discard_win_ignores_the_chain(hand: str, win: str, m: int) ->
     assert any("§8.4" in line for line in result.explanation)
 
 
+def test_rules_8_4_no_discard_win_on_a_caishen() -> None:
+    # RULES §5.4, §8.4: the same hand wins by self-draw on the 财神 (爆头, E4's kind)
+    assert score("123456789m111pP", "P").multiplier == 2
+    result = score("123456789m111pP", "P", discard=True, discard_win=True)
+    assert (result.win, result.multiplier) == (False, 0)
+    assert "§8.4" in result.explanation[0]
+    flip = score("123456789m111p5m", "5m", caishen="5m", discard=True, discard_win=True)
+    assert not flip.win
+
+
 def test_rules_8_4_discard_win_still_validates_the_chain() -> None:
     with pytest.raises(ValueError, match="chain item"):
         score("123456789m111pP", "1z", ("pong",), discard=True)

@@ -230,12 +230,19 @@ def score_hand(
     ``chain`` is the winner's chain (§8.2); a discard win (``discard=True``) ignores it
     (§8.4: ``k = p = t = 0``).  ``rules.must_baotou_with_caishen`` keeps only 爆头
     readings for a hand holding a 财神 (§7.5).  The best reading by multiplier counts
-    (§7.6).  ``ValueError`` for a hand that does not have 13 tiles or a bad chain item.
+    (§7.6).  A discard win on a 财神 is no win (§5.4, §8.4: a discarded 财神 opens no
+    claim); whether the room allows discard wins at all (the option, the dealer's level
+    and the seats) is the engine's to check (:func:`discard_win_allowed`).  ``ValueError``
+    for a hand that does not have 13 tiles or a bad chain item.
     """
     rules = rules or Rules()
     stats = ChainStats() if discard else ChainStats.of(chain)
     if discard:
         ChainStats.of(chain)  # still validate the items
+        if win_tile == caishen:
+            return HandScore(False, 0, None, None, (), (
+                "a discard win cannot be on a 财神: a discarded 财神 opens no claim "
+                "(RULES §5.4, §8.4)",))
     all_readings = readings(hand, win_tile, caishen)
     with_caishen = holds_caishen(hand, win_tile, caishen)
     h = natural_quads(hand, win_tile, caishen)
