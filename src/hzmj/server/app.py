@@ -531,7 +531,8 @@ def _replay(record: dict[str, Any], players: list[str | None]) -> Replay:
     _, steps = replay_steps(record)
     return Replay.model_validate({"rules": record["rules"], "players": players,
                                   "steps": [s.to_json() for s in steps],
-                                  "seed": record["seed"], "salt": record.get("salt"),
+                                  "seed": record["seed"], "seed_text": str(record["seed"]),
+                                  "salt": record.get("salt"),
                                   "commitment": record.get("commitment")})
 
 

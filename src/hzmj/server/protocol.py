@@ -194,6 +194,9 @@ class Replay(_Model):
     players: list[str | None] = Field(description="the seats' names")
     steps: list[ReplayStep]
     seed: int
+    seed_text: str = Field(description="the seed in decimal digits: a JavaScript client's "
+                                       "JSON numbers are doubles, exact only below 2^53, "
+                                       "and the commitment hashes these digits")
     salt: str | None = Field(description="with the seed, opens the commitment")
     commitment: str | None = Field(description="published at the start (RoomInfo)")
 

@@ -54,13 +54,33 @@ export function setCsrf(token) {
   csrfToken = token;
 }
 
+/** A whole number sent as its exact digits: a JavaScript number is a double, exact only
+ * below 2^53, and seeds go up to 2^63 − 1. */
+export class Digits {
+  constructor(text) {
+    if (!/^[0-9]{1,19}$/.test(text)) throw new RangeError(`not a whole number: ${text}`);
+    this.text = text;
+  }
+}
+
+/** JSON text of `body`, with every {@link Digits} written as a bare number. */
+export function toJson(body) {
+  const digits = [];
+  const text = JSON.stringify(body, (_, v) => {
+    if (!(v instanceof Digits)) return v;
+    digits.push(v.text);
+    return `\u0000digits${digits.length - 1}`;
+  });
+  return text.replace(/"\\u0000digits(\d+)"/g, (_, i) => digits[Number(i)]);
+}
+
 export async function api(method, path, body, token) {
   const headers = {};
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (token) headers.Authorization = `Bearer ${token}`;
   if (method !== "GET" && csrfToken) headers["X-CSRF-Token"] = csrfToken;
   const res = await fetch(path, {
-    method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+    method, headers, body: body === undefined ? undefined : toJson(body),
   });
   const text = await res.text();
   let data = null;

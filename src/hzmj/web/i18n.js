@@ -97,7 +97,8 @@ const STRINGS = {
   step: ["步", "step"],
   replay_missing: ["服务器暂不提供回放数据", "The server does not offer replay data yet"],
   not_over: ["比赛尚未结束", "The match is not over yet"],
-  seed: ["种子", "seed"],
+  seed_word: ["种子", "seed"],
+  seed_invalid: ["种子须为 0 到 9223372036854775807 的整数", "The seed must be a whole number from 0 to 9223372036854775807"],
   fair_ok: ["公平：种子与盐的 SHA-256 与开局公布的承诺 {0}… 一致",
     "Fair: the SHA-256 of the seed and salt matches the commitment {0}… published at the start"],
   fair_bad: ["不一致：种子与盐不符合开局公布的承诺 {0}…",
@@ -244,6 +245,7 @@ export const VALUE_LABELS = {
 const MESSAGE_ZH = [
   [/is only allowed with (\d+) players/, "仅限$1人"],
   [/^must be a positive integer \(got (.*)\)$/, "须为正整数（当前 $1）"],
+  [/^must be an integer from (\d+) to (\d+) \(got (.*)\)$/, "须为 $1 到 $2 的整数（当前 $3）"],
   [/^must be one of (.*) \(got (.*)\)$/, "须为 $1 之一（当前 $2）"],
   [/^expected an integer \(got (.*)\)$/, "须为整数（当前 $1）"],
   [/^(must be|expected) true or false.*$/, "须为是或否"],

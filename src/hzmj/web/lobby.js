@@ -1,7 +1,7 @@
 // The lobby (/): create a room with every RULES §3 option, list open rooms.
 
 import { leaderboardElement } from "./account.js";
-import { api, forgetSeat, mySeats, saveName, saveSeat, savedName } from "./api.js";
+import { Digits, api, forgetSeat, mySeats, saveName, saveSeat, savedName } from "./api.js";
 import { optionError, optionLabel, rulesSummary, t, valueLabel } from "./i18n.js";
 import { h, roomTitle, ruleLink } from "./render.js";
 
@@ -56,6 +56,11 @@ function syncFields(form) {
   const mode = JSON.parse(form.elements.match_mode.value);
   form.querySelector('[data-option="hands"]').hidden = mode !== "hands";
   form.querySelector('[data-option="start_points"]').hidden = mode !== "points";
+  // RULES §3: 缺一门 only with 2 players
+  const two = JSON.parse(form.elements.players.value) === 2;
+  const bamboo = form.elements.drop_bamboo;
+  bamboo.disabled = !two;
+  if (!two) bamboo.checked = false;
 }
 
 /** Forget every error shown: the user changed something or submits again. */
@@ -73,10 +78,16 @@ async function createRoom(form) {
   }
   saveName(name);
   try {
-    const seed = form.elements.seed.value;
+    const seed = form.elements.seed.value.trim();
+    if (seed !== "" && !/^[0-9]{1,19}$/.test(seed)) {
+      const box = form.querySelector('[data-option="seed"] .field-error');
+      box.textContent = t("seed_invalid");
+      box.closest("details").open = true;
+      return;
+    }
     const { room_id: roomId } = await api("POST", "/api/rooms", {
       rules: readRules(form), name: form.elements.room_name.value.trim(),
-      seed: seed === "" ? null : Number(seed),
+      seed: seed === "" ? null : new Digits(seed), // exact: a Number rounds above 2^53
     });
     const seat = await api("POST", `/api/rooms/${roomId}/seats`, { name });
     saveSeat(roomId, { seat: seat.seat, token: seat.token, name });
@@ -114,7 +125,8 @@ export async function renderLobby(root, me = null) {
     h("div.options", {}, OPTIONS.map(field)),
     h("details.advanced", {}, h("summary", {}, t("advanced")),
       h("div.field", { dataset: { option: "seed" } }, h("label", { for: "opt-seed" }, t("seed")),
-        h("input#opt-seed", { name: "seed", type: "number", min: 0, step: 1 }),
+        h("input#opt-seed", { name: "seed", inputmode: "numeric",
+          maxlength: 19, autocomplete: "off" }),
         h("span.field-error", { role: "alert" }))),
     h("p.form-error", { role: "alert" }),
     h("button.create-room", { type: "submit" }, t("create")));

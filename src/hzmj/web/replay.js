@@ -29,16 +29,18 @@ const state = {
  * no WebCrypto outside a secure context). */
 async function checkFair(data) {
   if (!data.commitment || data.salt == null || !globalThis.crypto?.subtle) return null;
-  const bytes = new TextEncoder().encode(`hzmj-seed:${data.seed}:${data.salt}`);
+  // the digits as the server wrote them: JSON.parse rounds a seed above 2^53 (most are)
+  const seed = data.seed_text ?? String(data.seed);
+  const bytes = new TextEncoder().encode(`hzmj-seed:${seed}:${data.salt}`);
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
   const hex = Array.from(digest, (x) => x.toString(16).padStart(2, "0")).join("");
-  return { ok: hex === data.commitment, commitment: data.commitment, seed: data.seed };
+  return { ok: hex === data.commitment, commitment: data.commitment, seed };
 }
 
 function fairLine() {
   const f = state.fair;
   if (!f) return null;
-  return h(f.ok ? "p.fair.ok" : "p.fair.bad", { title: `${t("seed")} ${f.seed}` },
+  return h(f.ok ? "p.fair.ok" : "p.fair.bad", { title: `${t("seed_word")} ${f.seed}` },
     f.ok ? t("fair_ok", f.commitment.slice(0, 16)) : t("fair_bad", f.commitment.slice(0, 16)));
 }
 
