@@ -359,7 +359,16 @@ def test_pong_through_the_claim_bar_then_reload_restores_the_seat(
                     ).to_have_count(1)
     sync_api.expect(page.locator(".claim-clock")).to_contain_text("秒")
     assert no_horizontal_scroll(page), "table with the claim bar scrolls sideways at 390 px"
+    # on a phone the buttons are on screen without scrolling: the window lasts
+    # claim_seconds (they were below the fold, under the hand)
+    for button in (".claim-pong", ".claim-pass"):
+        sync_api.expect(page.locator(button)).to_be_in_viewport(ratio=1)
     shot(page, "table-390-claim.png")
+    page.set_viewport_size({"width": 844, "height": 390})
+    for button in (".claim-pong", ".claim-pass"):
+        sync_api.expect(page.locator(button)).to_be_in_viewport(ratio=1)
+    shot(page, "table-844-claim.png")
+    page.set_viewport_size({"width": 390, "height": 844})
     page.locator(".claim-pong").click()
     sync_api.expect(page.locator('.own-melds .meld[data-type="pong"]')).to_have_count(1)
     sync_api.expect(page.locator(".discards .tile.claimed")).not_to_have_count(0)

@@ -42,7 +42,8 @@ export function headerTools(rerender, toggleLang) {
     h("a.rules-nav", { href: "/rules", target: "_blank", rel: "noopener" }, t("rules_link")),
     h("button.mute", { onclick: toggleMute, "aria-pressed": muted() ? "true" : "false",
       title: t("sound") }, muted() ? `🔇 ${t("mute")}` : `🔊 ${t("sound")}`),
-    h("button.lang", { onclick: toggleLang, "aria-label": "language" }, t("lang")));
+    h("button.lang", { onclick: toggleLang, lang: t("lang") === "English" ? "en" : "zh-CN",
+      title: "中文 / English" }, t("lang")));
 }
 
 let audio = null;

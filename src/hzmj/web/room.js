@@ -129,6 +129,8 @@ export class RoomPage {
         if (msg.seat !== undefined && msg.seat !== null && this.mine) this.mine.seat = msg.seat;
         this.stateId = msg.state_id;
         if (msg.view) {
+          // the table replaces the waiting room: show it from its top (the toolbar)
+          if (!this.board) this.toTop = true;
           this.board = boardFromView(msg.view);
           this.board.history = (msg.history || []).map((he) => ({ ...he, caishen: this.board.caishen }));
           // the server follows a snapshot with a prompt when this seat has to act
@@ -177,7 +179,9 @@ export class RoomPage {
     this.stateId = msg.state_id;
     if (!this.board) return; // a snapshot follows the start
     if (this.prompt && this.prompt.state_id < msg.state_id) this.prompt = null;
-    if (e.type === "hand_start") this.closeSettlement();
+    // under 托管 the next hand starts at once: the settlement stays until it is closed
+    // (a newer one replaces it); otherwise the deal means everyone pressed 继续
+    if (e.type === "hand_start" && !this.autoOn) this.closeSettlement();
     applyEvent(this.board, e);
     eventFeedback(this.board, e, (i) => seatName(this.names, i), this.board.seat);
     const line = eventLine(this.board, e, this.names);
@@ -189,9 +193,9 @@ export class RoomPage {
     } else if (e.type === "match_end") {
       const board = this.board;
       this.queueDialog("final", t("final"), () => h("div", {}, finalElement(e, this.names),
-        h("h3", {}, t("history")), historyElement(board.history, this.names, board.n),
-        h("p", {}, h("a", { href: `/replay/${this.roomId}` }, t("replay")))), t("back_lobby"),
-      () => { location.href = "/"; });
+        h("h3", {}, t("history")), historyElement(board.history, this.names, board.n)),
+      t("back_lobby"), () => { location.href = "/"; },
+      [[t("replay"), () => { location.href = `/replay/${this.roomId}`; }], [t("close")]]);
     }
     if (e.type === "hand_start") this.hints = null;
   }
@@ -244,8 +248,9 @@ export class RoomPage {
     setTimeout(() => bubble.remove(), 4000);
   }
 
-  /** Show a dialog after the open one; a newer settlement replaces an unread one. */
-  queueDialog(kind, title, body, label, after) {
+  /** Show a dialog after the open one; a newer settlement replaces an unread one.
+   * `extra`: more [label, fn] buttons before the main one. */
+  queueDialog(kind, title, body, label, after, extra = []) {
     if (kind === "settlement" && this.openDialog?.kind === "settlement") {
       this.openDialog.close();
       this.openDialog = null;
@@ -253,18 +258,20 @@ export class RoomPage {
     if (kind === "final" && this.openDialog?.kind === "settlement") {
       this.openDialog.node.querySelector(".buttons button").textContent = t("final");
     }
-    this.dialogs.push({ kind, title, body, label, after });
+    this.dialogs.push({ kind, title, body, label, after, extra });
     this.nextDialog();
   }
 
   nextDialog() {
     if (this.openDialog || !this.dialogs.length) return;
     const d = this.dialogs.shift();
-    this.openDialog = dialog(d.title, d.body(), [[d.label, () => {
+    const done = (fn) => () => {
       this.openDialog = null;
-      d.after?.();
+      fn?.();
       this.nextDialog();
-    }]]);
+    };
+    this.openDialog = dialog(d.title, d.body(), [
+      ...d.extra.map(([label, fn]) => [label, done(fn)]), [d.label, done(d.after)]]);
     this.openDialog.kind = d.kind;
   }
 
@@ -274,6 +281,7 @@ export class RoomPage {
     if (!this.prompt) return;
     this.send({ type: "action", state_id: this.prompt.state_id, action });
     this.prompt = null;
+    this.suggestion = null;
     this.selected = null;
     this.hover = null;
     this.render();
@@ -472,6 +480,10 @@ export class RoomPage {
     const focused = typing && document.activeElement === typing;
     const caret = focused ? [typing.selectionStart, typing.selectionEnd] : null;
     this.root.replaceChildren(open ? this.waitingRoom(typing?.value) : this.table());
+    if (this.toTop && this.board) {
+      window.scrollTo(0, 0);
+      this.toTop = false;
+    }
     const again = focused ? this.root.querySelector("#seat-name") : null;
     if (again) {
       again.focus();
@@ -591,7 +603,6 @@ export class RoomPage {
       seated ? h("button.suggest", { onclick: () => this.showSuggestion(),
         title: this.hintsAvailable ? null : t("no_hints"),
         disabled: this.prompt && this.hintsAvailable ? null : true }, t("hint")) : null,
-      this.suggestion ? h("span.suggestion", {}, `${t("suggest")}: ${describe(this.suggestion)}`) : null,
       h("button.history-btn", { onclick: () => this.showHistory() }, t("history")),
       seated ? h("details.phrases", {}, h("summary", {}, t("phrases")),
         h("div.phrase-menu", {}, PHRASES.map((_, i) => h("button.phrase", { onclick: () => this.sendPhrase(i) },
@@ -633,6 +644,9 @@ export class RoomPage {
     if (!panel || !this.board || this.board.seat === null) return;
     const opts = tileOpts(this.board, { small: true });
     const parts = [];
+    if (this.suggestion && this.prompt) {
+      parts.push(h("span.suggestion", {}, `${t("suggest")}: ${describe(this.suggestion)}`));
+    }
     if (this.hints && this.hints.shanten !== undefined) {
       parts.push(h("span.shanten", {}, this.hints.shanten <= 0 ? bi("听牌", "ready")
         : `${t("shanten")} ${this.hints.shanten}`));
