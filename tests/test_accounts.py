@@ -382,6 +382,24 @@ def test_a_guest_upgraded_keeps_its_matches(client: TestClient) -> None:
     assert client.get("/api/me/matches").json()["matches"][0]["room_id"] == room
 
 
+def test_a_deal_the_client_chose_is_rated_for_nobody(client: TestClient) -> None:
+    # an all-bot room keeps the seed its creator gave (docs/rules-decisions.md #21), so it
+    # could pick deals a bot loses: the match is stored, no rating moves
+    room = client.post("/api/rooms", json={"rules": {"players": 2}, "seed": 5}).json()["room_id"]
+    me = client.post(f"/api/rooms/{room}/seats", json={"name": "host"}).json()
+    for seat in range(2):
+        assert client.post(f"/api/rooms/{room}/bots", json={"seat": seat, "bot": "random"},
+                           headers=bearer(me["token"])).status_code == 200
+    assert client.post(f"/api/rooms/{room}/start", headers=bearer(me["token"])).status_code == 200
+    deadline = time.monotonic() + 120
+    while client.get(f"/api/rooms/{room}").json()["status"] != "over":
+        assert time.monotonic() < deadline, "the match did not end"
+        time.sleep(0.1)
+    assert client.get(f"/api/rooms/{room}").json()["seed"] == 5
+    bot = client.get("/api/players/bot:random")
+    assert bot.status_code == 404 or bot.json()["rated_matches"] == 0, bot.text
+
+
 def test_history_ratings_and_profile_after_a_match(client: TestClient) -> None:
     account = register(client)["account"]
     room, seat = play_vs_bots(client, players=4, seed=11, headers=csrf(client))

@@ -229,9 +229,11 @@ def test_hints_are_rate_limited_per_token(make: Make) -> None:
     assert codes == [200, 200, 429, 429]
 
 
-def test_sockets_are_capped_per_token_and_per_room(make: Make) -> None:
-    c = make(sockets_per_token=2, sockets_per_room=3)
-    room, auth = seated(c)
+def test_sockets_are_capped_per_token_and_spectators_never_lock_players_out(
+        make: Make) -> None:
+    # 2 seats × 2 sockets of their own, so spectators share 5 − 4 = 1
+    c = make(sockets_per_token=2, sockets_per_room=5)
+    room, auth = seated(c, bots=())
     mine = ["hzmj", "token." + auth["Authorization"].split()[1]]
     with c.websocket_connect(f"/ws/rooms/{room}", subprotocols=mine), \
             c.websocket_connect(f"/ws/rooms/{room}", subprotocols=mine):
@@ -241,10 +243,69 @@ def test_sockets_are_capped_per_token_and_per_room(make: Make) -> None:
             assert refused.value.code == 4429 and "token" in refused.value.reason
         with c.websocket_connect(f"/ws/rooms/{room}") as watcher:
             assert watcher.receive_json()["type"] == "room"
-            with c.websocket_connect(f"/ws/rooms/{room}") as fourth:
+            with c.websocket_connect(f"/ws/rooms/{room}") as crowd:
                 with pytest.raises(WebSocketDisconnect) as full:
-                    fourth.receive_json()
-                assert full.value.code == 4429 and "room" in full.value.reason
+                    crowd.receive_json()
+                assert full.value.code == 4429 and "spectators" in full.value.reason
+            # the spectators are at their limit, and a player still gets in
+            bob = c.post(f"/api/rooms/{room}/seats", json={"name": "bob"}).json()["token"]
+            with c.websocket_connect(f"/ws/rooms/{room}",
+                                     subprotocols=["hzmj", f"token.{bob}"]) as player:
+                assert player.receive_json()["type"] == "room"
+                assert player.receive_json()["type"] == "snapshot"
+
+
+def test_one_address_holds_a_bounded_number_of_spectator_sockets(make: Make) -> None:
+    c = make(spectators_per_address=2)
+    rooms = [c.post("/api/rooms", json={}).json()["room_id"] for _ in range(3)]
+    with c.websocket_connect(f"/ws/rooms/{rooms[0]}") as a, \
+            c.websocket_connect(f"/ws/rooms/{rooms[1]}") as b:
+        assert a.receive_json()["type"] == b.receive_json()["type"] == "room"
+        with c.websocket_connect(f"/ws/rooms/{rooms[2]}") as third:
+            with pytest.raises(WebSocketDisconnect) as refused:
+                third.receive_json()
+            assert refused.value.code == 4429 and "address" in refused.value.reason
+    # closed sockets are given back
+    with c.websocket_connect(f"/ws/rooms/{rooms[2]}") as again:
+        assert again.receive_json()["type"] == "room"
+
+
+def test_spectators_keep_no_open_room_alive(make: Make) -> None:
+    c = make(open_idle=0.3, sweep_every=0.1)
+    room = c.post("/api/rooms", json={}).json()["room_id"]
+    with c.websocket_connect(f"/ws/rooms/{room}") as watcher:
+        assert watcher.receive_json()["type"] == "room"
+        with pytest.raises(WebSocketDisconnect) as closed:
+            for _ in range(100):
+                watcher.receive_json()
+        assert closed.value.code == 1001 and "expired" in closed.value.reason
+    assert c.get(f"/api/rooms/{room}").json()["status"] == "expired"
+
+
+def test_an_owner_who_gave_their_seat_to_a_bot_cannot_play_its_moves(make: Make) -> None:
+    c = make(time_scale=100, bot_delay=0.5)
+    room, auth = seated(c)  # ann at seat 0, a bot at seat 1
+    assert c.post(f"/api/rooms/{room}/bots", json={"seat": 0, "bot": "efficiency"},
+                  headers=auth).status_code == 200
+    mine = ["hzmj", "token." + auth["Authorization"].split()[1]]
+    with c.websocket_connect(f"/ws/rooms/{room}", subprotocols=mine) as ws:
+        assert c.post(f"/api/rooms/{room}/start", headers=auth).status_code == 200
+        view = None
+        while view is None or view.get("hand_no") is None:
+            msg = ws.receive_json()
+            if msg["type"] == "snapshot" and msg["view"]:
+                view, state = msg["view"], msg["state_id"]
+        tile = view["hand"][0]
+        ws.send_json({"type": "action", "state_id": state,
+                      "action": {"type": "discard", "tile": tile}})
+        while (msg := ws.receive_json())["type"] != "error":
+            pass
+        assert msg["code"] == "bot_seat", msg
+        ws.send_json({"type": "action", "state_id": 10**6,
+                      "action": {"type": "discard", "tile": tile}})
+        while (msg := ws.receive_json())["type"] != "error":
+            pass
+        assert msg["code"] == "bot_seat", msg
 
 
 def test_spectators_joining_send_no_room_message_to_everyone(make: Make) -> None:
@@ -332,3 +393,62 @@ def test_a_bad_setting_stops_the_server_at_start_with_its_name(
         monkeypatch.setenv(key, value)
     with pytest.raises(ValueError, match=message):
         ServerConfig.from_env()
+
+
+# ------------------------------------------------------------------ slow clients at the HTTP layer
+
+
+def test_a_client_that_sends_its_headers_slowly_is_disconnected(tmp_path: Path) -> None:
+    import socket
+    import threading
+
+    import uvicorn
+
+    from hzmj.server.app import uvicorn_options
+
+    cfg = ServerConfig(db=str(tmp_path / "slow.db"), bot_workers=0, header_seconds=0.5)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app(cfg), host="127.0.0.1", port=port,
+                                           log_level="warning", **uvicorn_options(cfg)))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        end = time.monotonic() + 20
+        while not server.started:
+            assert time.monotonic() < end, "the server did not start"
+            time.sleep(0.05)
+        slow = socket.create_connection(("127.0.0.1", port))
+        silent = socket.create_connection(("127.0.0.1", port))
+        slow.sendall(b"GET /api/health HTTP/1.1\r\nHost: x\r\n")  # and never the end
+        slow.settimeout(5)
+        silent.settimeout(5)
+        started = time.monotonic()
+        assert slow.recv(100) == b""  # closed by the server
+        assert silent.recv(100) == b""
+        assert time.monotonic() - started < 4
+        slow.close()
+        silent.close()
+        # a client that sends its request in time is served, and a WebSocket outlives it
+        with socket.create_connection(("127.0.0.1", port)) as ok:
+            ok.sendall(b"GET /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            ok.settimeout(5)
+            assert ok.recv(100).startswith(b"HTTP/1.1 200")
+        from websockets.sync.client import connect
+
+        room = httpx_post(port, "/api/rooms")["room_id"]
+        with connect(f"ws://127.0.0.1:{port}/ws/rooms/{room}") as ws:
+            assert json.loads(ws.recv(timeout=5))["type"] == "room"
+            time.sleep(1.0)  # twice the header deadline
+            ws.send(json.dumps({"type": "snapshot"}))
+            assert json.loads(ws.recv(timeout=5))["type"] in ("snapshot", "room")
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+def httpx_post(port: int, path: str) -> Any:
+    import httpx
+
+    return httpx.post(f"http://127.0.0.1:{port}{path}", json={}, timeout=10).json()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -50,6 +50,7 @@ from hzmj.server.guard import (
     strict_json,
 )
 from hzmj.server.history import record_finished, seat_stats
+from hzmj.server.slow import header_deadline, raise_file_limit
 from hzmj.server.protocol import (
     AddBot,
     BotAdded,
@@ -380,6 +381,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     # ------------------------------------------------------------------ WebSocket
 
+    watching: Counter[str] = Counter()  # spectator sockets per client address
+
     @app.websocket("/ws/rooms/{room_id}")
     async def play(ws: WebSocket, room_id: str) -> None:
         offered = ws.scope.get("subprotocols") or []
@@ -398,18 +401,33 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         if token and seat is None:
             await ws.close(4401, "invalid token")
             return
-        conn = Connection(seat)
-        refused = await room.call(lambda: room.connect(conn))
-        if refused is not None:
-            await ws.close(4429, refused)
-            return
-        sender = _pump(ws, conn)
+        address = client_address(ws) if seat is None else None
+        if address is not None:
+            # spectators need no token: one address may watch with so many sockets in all
+            # (a socket per room held every open room alive, and the room cap with them)
+            if watching[address] >= cfg.spectators_per_address:
+                await ws.close(4429, f"too many spectator connections from your address "
+                                     f"(limit {cfg.spectators_per_address})")
+                return
+            watching[address] += 1
         try:
-            await _receive(ws, room, conn, cfg)
+            conn = Connection(seat)
+            refused = await room.call(lambda: room.connect(conn))
+            if refused is not None:
+                await ws.close(4429, refused)
+                return
+            sender = _pump(ws, conn)
+            try:
+                await _receive(ws, room, conn, cfg)
+            finally:
+                room.post(lambda: room.disconnect(conn))
+                conn.close(1000, "bye")
+                await sender
         finally:
-            room.post(lambda: room.disconnect(conn))
-            conn.close(1000, "bye")
-            await sender
+            if address is not None:
+                watching[address] -= 1
+                if not watching[address]:
+                    del watching[address]
 
     # ------------------------------------------------------------------ browser client
 
@@ -695,10 +713,17 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None,
         print(f"  friends on your network use http://{lan}:{port}/", flush=True)
     app = create_app(cfg)
     tune_gc(cfg.gc_gen0)  # the server process (tests that make an app keep theirs)
+    raise_file_limit()  # a socket is a file: Linux often starts a process at 1024
     uvicorn.run(app, host=host, port=port, log_level=log_level,
-                timeout_graceful_shutdown=GRACEFUL_SHUTDOWN,
-                ws_max_size=WS_MAX_FRAME, ws_per_message_deflate=False,
-                proxy_headers=True, forwarded_allow_ips=forwarded_allow_ips)
+                proxy_headers=True, forwarded_allow_ips=forwarded_allow_ips,
+                **uvicorn_options(cfg))
+
+
+def uvicorn_options(cfg: ServerConfig) -> dict[str, Any]:
+    """uvicorn's settings for the table server: the WebSocket frame limit, the graceful
+    shutdown, and a deadline for request headers (:mod:`hzmj.server.slow`)."""
+    return {"timeout_graceful_shutdown": GRACEFUL_SHUTDOWN, "ws_max_size": WS_MAX_FRAME,
+            "ws_per_message_deflate": False, "http": header_deadline(cfg.header_seconds)}
 
 
 def _hide(url: str) -> str:

@@ -72,14 +72,18 @@ class ServerConfig:
     # -- client limits
     max_body_bytes: int = 65536  # an HTTP request body above this is refused (413)
     max_message_bytes: int = 4096
+    header_seconds: float = 10.0  # an HTTP request's headers must arrive within this
+    # (slowloris: sockets that send a header a minute hold the process's files)
     rate_per_second: float = 20.0  # per-connection message rate (token bucket)
     rate_burst: int = 40
     flood_strikes: int = 50  # messages refused for rate within strike_window → closed
     strike_window: float = 10.0  # a refused message stops counting after this long
     hints_per_second: float = 1.0  # per seat token, a token bucket like the messages'
     hints_burst: int = 5
-    sockets_per_room: int = 64  # WebSocket connections to one room (players + spectators)
+    sockets_per_room: int = 64  # WebSocket connections to one room: each seat keeps
+    # sockets_per_token of them for itself, spectators share the rest
     sockets_per_token: int = 4  # connections of one seat token
+    spectators_per_address: int = 32  # spectator sockets of one client address, all rooms
     create_per_minute: float = 10.0  # rooms one client address may create (token bucket)
     create_burst: int = 20
     signup_per_minute: float = 2.0  # accounts one client address may create (token bucket)
@@ -136,6 +140,9 @@ class ServerConfig:
             if url is not None and not web_address(url):
                 raise ValueError(f"{name} (HZMJ_{name.upper()}) must be an http:// or "
                                  f"https:// address with a host, got {shown(url)}")
+        if self.header_seconds <= 0:
+            raise ValueError(f"header_seconds (HZMJ_HEADER_SECONDS) must be above 0, got "
+                             f"{self.header_seconds}")
         if not self.db.strip():
             raise ValueError("db (HZMJ_DB) must name an SQLite file or a database URL")
         if not 1 <= self.hint_ms <= MAX_BUDGET_MS:

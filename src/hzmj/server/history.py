@@ -130,7 +130,9 @@ async def link_seat(conn: AsyncConnection, room_id: str, seat: int, *,
 async def record_finished(conn: AsyncConnection, room_id: str,
                           stats: list[SeatStats]) -> None:
     """Store a finished match's :func:`seat_stats` and update the ratings of its accounts
-    and bots (once: a second call changes nothing)."""
+    and bots (once: a second call changes nothing).  A match dealt from a seed the client
+    chose (an all-bot room's ``seed``) is stored but rated for nobody: a chosen deal
+    could pick a bot's losses."""
     done = await conn.execute(select(MatchPlayerRow.seat).where(
         MatchPlayerRow.room_id == room_id, MatchPlayerRow.finished_at.is_not(None)))
     if done.first() is not None:
@@ -148,6 +150,10 @@ async def record_finished(conn: AsyncConnection, room_id: str,
             subjects.append(ratings.account_subject(link.account_id))
         else:
             subjects.append(None)
+    chosen = (await conn.execute(select(RoomRow.seed_fixed).where(
+        RoomRow.id == room_id))).scalar_one_or_none()
+    if chosen:
+        subjects = [None] * len(stats)
     before, after = await ratings.rate_match(conn, subjects, [s.points for s in stats])
     now = time.time()
     for i, s in enumerate(stats):

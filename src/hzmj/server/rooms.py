@@ -681,6 +681,17 @@ class Room:
         return "over" if self.over_at is not None else "running"
 
     @property
+    def spectator_limit(self) -> int:
+        """Spectator connections allowed: what the seats' own share leaves of
+        ``sockets_per_room``."""
+        return max(0, self.config.sockets_per_room
+                   - len(self.seats) * self.config.sockets_per_token)
+
+    @property
+    def seated_connections(self) -> int:
+        return sum(len(s.connections) for s in self.seats)
+
+    @property
     def connection_count(self) -> int:
         return sum(len(conns) for _, conns in self.all_connections())
 
@@ -806,9 +817,12 @@ class Room:
         humans = any(s.bot is None for s in self.seats)
         if not self.seed_fixed or (humans and not self.config.allow_fixed_seed):
             self.seed = secrets.randbits(62)  # no client decides a deal a human plays
+            self.seed_fixed = False
         self.match = Match(self.rules, self.seed)
         self.published = len(self.match.log)
-        await self.store.update_room(self.id, status="running", seed=self.seed)
+        # seed_fixed stays true only for a deal the client chose: no rating counts it
+        await self.store.update_room(self.id, status="running", seed=self.seed,
+                                     seed_fixed=self.seed_fixed)
         now = time.monotonic()
         for s in self.seats:
             if s.bot is None and not s.connections:
@@ -887,10 +901,13 @@ class Room:
     # ------------------------------------------------------------------ WebSocket clients
 
     async def connect(self, conn: Connection) -> str | None:
-        """Add a connection; the reason it is refused, if it is (socket caps)."""
-        if self.connection_count >= self.config.sockets_per_room:
-            return f"too many connections to this room (limit {self.config.sockets_per_room})"
+        """Add a connection; the reason it is refused, if it is (socket caps).  Every seat
+        keeps ``sockets_per_token`` of the room's ``sockets_per_room`` for itself, so
+        spectators, who need no token, can never lock the players out."""
         if conn.seat is None:
+            limit = self.spectator_limit
+            if len(self.spectators) >= limit:
+                return f"too many spectators in this room (limit {limit})"
             self.spectators.append(conn)
         else:
             s = self.seats[conn.seat]
@@ -899,8 +916,8 @@ class Room:
                         f"(limit {self.config.sockets_per_token})")
             s.connections.append(conn)
             s.away_since = None
+            self.active_at = time.monotonic()  # spectators keep no open room alive
         self._room_changed()  # coalesced: a crowd of spectators costs one message each
-        self.active_at = time.monotonic()
         conn.send(RoomMsg(room=self.info()))
         self._send_snapshot(conn)
         return None
@@ -987,6 +1004,10 @@ class Room:
             raise Refused("over", "the match is over")
         if self.seats[seat].left or m.is_auto(seat):
             raise Refused("left", "you have left this match; a bot plays your seat")
+        if self.seats[seat].bot is not None:
+            # the owner who handed their own seat to a bot keeps the token to run the
+            # room, never to play the bot's moves (a chosen deal and a bot's name)
+            raise Refused("bot_seat", "a bot plays this seat; its owner may watch, not act")
         if self.gate is not None:
             left = max(0, round(self.gate.deadline - time.monotonic()))
             raise Refused("between_hands", f"hand {self.gate.hand_no} has not started: press "
@@ -1170,8 +1191,10 @@ class Lobby:
         for room in list(self.rooms.values()):
             if room.over_at is not None and now >= room.over_at + self.config.finished_grace:
                 reason = "the match is over; its replay stays available"
-            elif (room.match is None and room.connection_count == 0
+            elif (room.match is None and room.seated_connections == 0
                   and now >= room.active_at + self.config.open_idle):
+                # watchers alone keep no open room: a spectator socket per room held the
+                # server's room cap
                 try:
                     await self.store.update_room(room.id, status="expired")
                 except StaleOwnerError:

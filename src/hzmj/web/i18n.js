@@ -195,6 +195,7 @@ const STRINGS = {
   err_spectator: ["观众不能操作", "Spectators cannot act"],
   err_over: ["比赛已结束", "The match is over"],
   err_left: ["你已离开本局，由机器人代打", "You left; a bot plays your seat"],
+  err_bot_seat: ["这个座位由机器人打，你只能观看", "A bot plays this seat: you can watch, not act"],
   err_started: ["比赛已开始", "The match has started"],
   err_full: ["房间已满", "The room is full"],
   err_seat_taken: ["该座位已有人", "That seat is taken"],
