@@ -209,6 +209,37 @@ def test_room_creation_is_rate_limited_per_client(make: Make) -> None:
     assert "a minute" in c.post("/api/rooms", json={}).json()["detail"]
 
 
+def test_taking_seats_is_rate_limited_per_address(make: Make) -> None:
+    c = make(join_burst=2, join_per_minute=1)
+    rooms = [c.post("/api/rooms", json={}).json()["room_id"] for _ in range(3)]
+    codes = [c.post(f"/api/rooms/{r}/seats", json={"name": "sq"}).status_code for r in rooms]
+    assert codes == [200, 200, 429]
+
+
+def test_a_player_the_owner_removed_cannot_rejoin_from_their_address(
+        make: Make, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hzmj.server import app as app_module
+
+    # every request says where it comes from (a TestClient's address is always the same)
+    monkeypatch.setattr(app_module, "client_address",
+                        lambda request: request.headers.get("x-from", "192.0.2.1"))
+    c = make()
+    squatter, friend = {"x-from": "203.0.113.9"}, {"x-from": "198.51.100.7"}
+    room = c.post("/api/rooms", json={}).json()["room_id"]
+    owner = c.post(f"/api/rooms/{room}/seats", json={"name": "ann"}).json()
+    auth = {"Authorization": f"Bearer {owner['token']}"}
+    taken = c.post(f"/api/rooms/{room}/seats", json={"name": "sq"}, headers=squatter).json()
+    assert c.delete(f"/api/rooms/{room}/seats/{taken['seat']}", headers=auth).status_code == 200
+    again = c.post(f"/api/rooms/{room}/seats", json={"name": "sq"}, headers=squatter)
+    assert again.status_code == 403 and again.json()["code"] == "removed"
+    assert c.post(f"/api/rooms/{room}/seats", json={"name": "bo"},
+                  headers=friend).status_code == 200
+    # someone on the owner's own network is removed without locking that network out
+    mate = c.post(f"/api/rooms/{room}/seats", json={"name": "kid"}).json()["seat"]
+    assert c.delete(f"/api/rooms/{room}/seats/{mate}", headers=auth).status_code == 200
+    assert c.post(f"/api/rooms/{room}/seats", json={"name": "kid"}).status_code == 200
+
+
 def test_the_live_room_cap_answers_503_with_a_reason(make: Make) -> None:
     c = make(max_rooms=2)
     assert [c.post("/api/rooms", json={}).status_code for _ in range(2)] == [200, 200]

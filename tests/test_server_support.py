@@ -25,6 +25,7 @@ from hzmj.rules import Rules
 
 FAST = {"HZMJ_BOT_DELAY": "0", "HZMJ_HAND_PAUSE": "0", "HZMJ_RATE_PER_SECOND": "1000",
         "HZMJ_RATE_BURST": "1000", "HZMJ_BOT_WORKERS": "0", "HZMJ_CREATE_BURST": "1000",
+        "HZMJ_JOIN_BURST": "1000",
         "HZMJ_ALLOW_FIXED_SEED": "1", "HZMJ_CLAIM_PAUSE_SCALE": "0"}
 
 

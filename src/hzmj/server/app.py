@@ -148,6 +148,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         app.add_middleware(ClusterRouter, lobby=lambda: state.get("lobby"))
     app.add_middleware(RequestGuard, max_body_bytes=cfg.max_body_bytes)
     creations = BucketsByKey(cfg.create_per_minute / 60, cfg.create_burst)
+    joins = BucketsByKey(cfg.join_per_minute / 60, cfg.join_burst)
     hint_calls = BucketsByKey(cfg.hints_per_second, cfg.hints_burst)
     review_calls = BucketsByKey(cfg.hints_per_second, cfg.hints_burst)  # per address
 
@@ -237,8 +238,13 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     async def join(room_id: str, body: JoinRoom, request: Request,
                    response: Response) -> Joined:
         room = lobby().get(room_id)
+        address = client_address(request)
+        if not joins.take(address):
+            raise RoomError(429, f"too many seats taken: at most {cfg.join_per_minute:g} a "
+                                 "minute from one address", "rate_limited")
         who = await accounts().seat_holder(request)
-        seat, token = await room.call(lambda: room.join(seat_name(who, body.name), body.seat))
+        seat, token = await room.call(
+            lambda: room.join(seat_name(who, body.name), body.seat, address))
         await seat_taken(accounts(), who, request, response, room_id, seat)
         return Joined(seat=seat, token=token)
 

@@ -86,6 +86,8 @@ class ServerConfig:
     spectators_per_address: int = 32  # spectator sockets of one client address, all rooms
     create_per_minute: float = 10.0  # rooms one client address may create (token bucket)
     create_burst: int = 20
+    join_per_minute: float = 30.0  # seats one client address may take (token bucket)
+    join_burst: int = 12
     signup_per_minute: float = 2.0  # accounts one client address may create (token bucket)
     signup_burst: int = 5
     # -- capacity and lifetimes

@@ -128,6 +128,7 @@ class Seat:
     expiries: int = 0
     away_since: float | None = None  # monotonic time; None while a client is connected
     ready: bool = False  # marked ready in the waiting room
+    address: str | None = None  # the client address that took it (memory only)
     connections: list[Connection] = field(default_factory=list)
 
     @property
@@ -198,6 +199,7 @@ class Room:
         self.hold_until = 0.0
         self.room_due: float | None = None  # when a coalesced room message is sent
         self.active_at = time.monotonic()  # the last join, seat change or connection
+        self.removed: set[str] = set()  # addresses of players the owner removed
         self.over_at: float | None = None  # when the match's end was published
         self.shown_hand = 0  # the hand_no of the last published hand_start
         self.storage_retry_at = 0.0  # bots and clocks wait until then (a failed write)
@@ -743,9 +745,16 @@ class Room:
     # ------------------------------------------------------------------ HTTP commands
     # (each runs inside the actor through Room.call)
 
-    async def join(self, name: str, seat: int | None) -> tuple[int, str]:
+    async def join(self, name: str, seat: int | None,
+                   address: str | None = None) -> tuple[int, str]:
+        """Take ``seat`` (None: the first free one) under ``name``; ``(seat, token)``.
+        ``address``: the client's, refused once the owner has removed a player who
+        joined from it (a squatter who rejoins at once, seat after seat)."""
         if self.match is not None:
             raise RoomError(409, "the match has started", "started")
+        if address is not None and address in self.removed:
+            raise RoomError(403, "the room's owner removed a player from your address; "
+                            "ask them to invite you again in another room", "removed")
         free = [s.index for s in self.seats if not s.taken]
         if seat is None:
             if not free:
@@ -759,6 +768,7 @@ class Room:
         token = secrets.token_urlsafe(32)
         s = self.seats[seat]
         s.name, s.token_hash, s.bot, s.away_since = name, hash_token(token), None, None
+        s.address = address
         await self.store.save_seat(self.id, s.stored())
         self.active_at = time.monotonic()
         if self.owner is None:
@@ -801,6 +811,8 @@ class Room:
             raise RoomError(409, f"seat {seat} is already free", "seat_free")
         for conn in s.connections:
             conn.close(4403, "the owner removed you from this seat")
+        if s.address is not None and s.address != self.seats[owner].address:
+            self.removed.add(s.address)  # not the owner's own network (friends at home)
         self.seats[seat] = Seat(seat)
         self.bots.pop(seat, None)
         await self.store.delete_seat(self.id, seat)

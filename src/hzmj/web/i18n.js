@@ -207,6 +207,7 @@ const STRINGS = {
   err_no_gate: ["正在对局中", "The hand is being played"],
   err_settling: ["正在结算这张打出的牌，请稍候", "A discard is being settled; try again in a moment"],
   err_rate_limited: ["操作太频繁，请稍后再试", "Too many requests; try again later"],
+  err_removed: ["房主已将你这个网络的玩家移出本房间", "The owner removed a player from your address from this room"],
   err_busy: ["正在生成的复盘太多，请一分钟后再试", "Too many reviews are being made; try again in a minute"],
   err_bad_bot: ["不能用这个机器人复盘", "That bot cannot review"],
   err_full_server: ["服务器已满，请稍后再试", "The server is full; try again later"],
