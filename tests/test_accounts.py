@@ -215,6 +215,26 @@ def test_one_address_guessing_many_accounts_meets_its_own_limit(client: TestClie
         assert login(client, "user99", "guess guess").status_code == 429
 
 
+def test_log_ins_are_rate_limited_per_address_and_sessions_per_account(db: str) -> None:
+    from hzmj.server.accounts import MAX_SESSIONS
+
+    with make_client(db, login_burst=MAX_SESSIONS + 2, login_per_minute=1) as c:
+        register(c)
+        c.cookies.clear()
+        tokens = [login(c, bearer=True).json()["token"] for _ in range(MAX_SESSIONS + 1)]
+        # each right log-in stored a session; the account keeps its newest MAX_SESSIONS
+        assert c.get("/api/me", headers={"Authorization": f"Bearer {tokens[0]}"}
+                     ).json()["account"] is None
+        for token in tokens[1:]:
+            me = c.get("/api/me", headers={"Authorization": f"Bearer {token}"}).json()
+            assert me["account"]["username"] == "alice"
+        assert login(c, bearer=True).status_code == 200  # the burst's last one
+        r = login(c, bearer=True)
+        assert r.status_code == 429 and r.json()["code"] == "rate_limited", r.text
+        with from_address(c, "198.51.100.7"):  # another address is not held back
+            assert login(c, bearer=True).status_code == 200
+
+
 def test_sign_ups_are_rate_limited_per_address(db: str) -> None:
     with make_client(db, signup_burst=3) as c:
         for i in range(3):

@@ -209,6 +209,15 @@ def test_room_creation_is_rate_limited_per_client(make: Make) -> None:
     assert "a minute" in c.post("/api/rooms", json={}).json()["detail"]
 
 
+@pytest.mark.parametrize("name", ["evil\u202egnp.exe", "bell\x07", "two\nlines", "\u200b"])
+def test_room_names_refuse_control_and_direction_characters(make: Make, name: str) -> None:
+    c = make()
+    r = c.post("/api/rooms", json={"name": name})
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "name"]
+    assert c.post("/api/rooms", json={"name": "  周五晚上  "}).status_code == 200
+    assert c.post("/api/rooms", json={"name": ""}).status_code == 200
+
+
 def test_taking_seats_is_rate_limited_per_address(make: Make) -> None:
     c = make(join_burst=2, join_per_minute=1)
     rooms = [c.post("/api/rooms", json={}).json()["room_id"] for _ in range(3)]

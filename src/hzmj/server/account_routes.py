@@ -116,6 +116,9 @@ def account_routes(get: Callable[[], Accounts]) -> APIRouter:
         acc.check_same_origin(request)
         user = body.username.strip().lower()
         address = client_address(request)
+        if not acc.logins.take(address):
+            raise RoomError(429, "too many log-ins from your address: try again in a minute",
+                            "rate_limited")
         key = login_key(user, address)
         wait = max(acc.user_throttle.retry_after(key), acc.address_throttle.retry_after(address))
         if wait > 0:

@@ -65,6 +65,10 @@ class AccountRow(Base):
     created_at: Mapped[float] = mapped_column(Float)
 
 
+MAX_SESSIONS = 20
+"""Sessions one account keeps (browsers and bearer tokens); the oldest go first."""
+
+
 class SessionRow(Base):
     __tablename__ = "sessions"
 
@@ -142,6 +146,8 @@ class Accounts:
     user_throttle: Throttle  # keyed by login_key(user name, client address)
     address_throttle: Throttle
     signups: BucketsByKey = field(default_factory=lambda: BucketsByKey(2 / 60, 5))
+    # log-ins of one client address, right or wrong (each costs a password hash)
+    logins: BucketsByKey = field(default_factory=lambda: BucketsByKey(20 / 60, 40))
     hasher: PasswordHasher = field(default_factory=lambda: PASSWORD_HASHER)
     # renames the seats of live rooms when an account is deleted: (room, seat, name)
     rename_seat: Callable[[str, int, str], None] = lambda *_: None
@@ -224,8 +230,13 @@ class Accounts:
         await conn.execute(insert(SessionRow).values(
             token_hash=row.token_hash, account_id=row.account_id, csrf=row.csrf,
             created_at=row.created_at, expires_at=row.expires_at))
-        # expired sessions of anyone are dropped as new ones open
+        # expired sessions of anyone are dropped as new ones open, and an account keeps
+        # its newest MAX_SESSIONS (a loop of log-ins stored a session each)
         await conn.execute(delete(SessionRow).where(SessionRow.expires_at <= t))
+        newest = (select(SessionRow.token_hash).where(SessionRow.account_id == account.id)
+                  .order_by(SessionRow.created_at.desc()).limit(MAX_SESSIONS))
+        await conn.execute(delete(SessionRow).where(SessionRow.account_id == account.id,
+                                                    SessionRow.token_hash.not_in(newest)))
         return token, row
 
     def signed_in(self, request: Request, response: Response, account: Row[Any],

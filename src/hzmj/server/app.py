@@ -129,6 +129,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
                             Throttle(cfg.login_failures, cfg.login_window),
                             Throttle(cfg.login_failures * 6, cfg.login_window),
                             BucketsByKey(cfg.signup_per_minute / 60, cfg.signup_burst),
+                            BucketsByKey(cfg.login_per_minute / 60, cfg.login_burst),
                             rename_seat=lambda room_id, seat, name: _rename(lobby, room_id,
                                                                             seat, name))
         store.finish_hooks.append(lambda room_id, record: _after_match(store, room_id, record))

@@ -90,6 +90,8 @@ class ServerConfig:
     join_burst: int = 12
     signup_per_minute: float = 2.0  # accounts one client address may create (token bucket)
     signup_burst: int = 5
+    login_per_minute: float = 20.0  # log-ins of one client address, right or wrong (each
+    login_burst: int = 40  # hashes a password; each right one stores a session)
     # -- capacity and lifetimes
     max_rooms: int = 2000  # live rooms in memory; creating one more answers 503
     finished_grace: float = 120.0  # a finished room stays in memory this long

@@ -50,7 +50,14 @@ def _int64(seed: int | None) -> int | None:
     return seed
 
 
-Name = Annotated[str, AfterValidator(_text)]
+def _room_name(text: str) -> str:
+    """A room's name is shown in the lobby like a player's: no control, bidirectional or
+    invisible characters (RLO turned names around); "" lets the page name the room."""
+    text = _text(text).strip()
+    return player_name(text, 60) if text else ""
+
+
+RoomName = Annotated[str, AfterValidator(_room_name)]
 SeatName = Annotated[str, AfterValidator(lambda text: player_name(text, 40))]
 Seat = Annotated[int, Field(ge=0, le=3)]
 
@@ -72,7 +79,7 @@ class Health(_Model):
 
 class CreateRoom(_Request):
     rules: Json = Field(default_factory=dict, description="RULES §3 options; missing = default")
-    name: Name = Field(default="", max_length=60)
+    name: RoomName = Field(default="", max_length=60)
     seed: Annotated[int | None, AfterValidator(_int64)] = Field(
         default=None, description="fixes the deal, only for a table of bots (tests, "
                                   "replays); a room where a human sits gets a server seed")
