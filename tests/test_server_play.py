@@ -272,14 +272,15 @@ def test_leaving_a_running_match_escapes_and_a_bot_plays_on(server: ServerProces
 
 
 def _until_hand_end(me: Client) -> Any:
-    async def run() -> None:
+    """Play the last legal action at every prompt until the hand ends; its event."""
+    async def run() -> Any:
         while True:
             msg = await me.recv(60)
             if msg["type"] == "prompt":
                 await me.send({"type": "action", "state_id": msg["state_id"],
                                "action": msg["actions"][-1]})
             elif is_event("hand_end")(msg):
-                return
+                return msg
     return run()
 
 
@@ -331,6 +332,39 @@ def test_gate_countdown_starts_the_next_hand_by_itself(tmp_path: Path) -> None:
                 start = await me.until(is_event("hand_start"), timeout=10)
                 assert start["event"]["hand_no"] == 2
                 assert 1.0 <= time.monotonic() - t0 < 5
+
+        asyncio.run(run())
+    finally:
+        proc.stop()
+
+
+def test_between_hands_a_snapshot_shows_the_hand_that_ended_not_the_next(
+        tmp_path: Path) -> None:
+    # the engine deals hand 2 at once; until the gate lifts nothing may show it, not even
+    # to its own seat (its tiles were an unclocked head start): RULES §13, protocol.md
+    proc = ServerProcess(tmp_path / "gate.db", {"HZMJ_READY_SECONDS": "60"}).start()
+    try:
+        room, token = room_with_bots(proc.base, SHORT, seed=11)
+
+        async def run() -> None:
+            async with Client(proc.ws_base, room, token) as me:
+                await me.until(lambda m: m["type"] == "snapshot")
+                post(proc.base, f"/api/rooms/{room}/start", token=token)
+                end = await _until_hand_end(me)
+                await me.send({"type": "snapshot"})
+                snap = await me.until(lambda m: m["type"] == "snapshot")
+                view = snap["view"]
+                assert (view["hand_no"], view["phase"], view["over"]) == (1, "over", False)
+                assert sorted(view["hand"]) == sorted(end["event"]["hands"][0]["concealed"])
+                hints = httpx.get(f"{proc.base}/api/rooms/{room}/hints",
+                                  headers={"authorization": f"Bearer {token}"})
+                assert hints.status_code == 409 and hints.json()["code"] == "between_hands"
+                await me.send({"type": "ready"})
+                start = await me.until(is_event("hand_start"), timeout=10)
+                assert start["event"]["hand_no"] == 2
+                await me.send({"type": "snapshot"})
+                snap = await me.until(lambda m: m["type"] == "snapshot")
+                assert snap["view"]["hand_no"] == 2 and snap["view"]["phase"] != "over"
 
         asyncio.run(run())
     finally:

@@ -200,6 +200,11 @@ class Room:
         self.room_due: float | None = None  # when a coalesced room message is sent
         self.active_at = time.monotonic()  # the last join, seat change or connection
         self.removed: set[str] = set()  # addresses of players the owner removed
+        # the current hand's start (a hand-only copy, and how many actions came before it),
+        # to rebuild the finished hand's views for the gate: the engine deals the next
+        # hand at once, and a snapshot between hands must not show it
+        self.hand_origin: tuple[Match, int] | None = None
+        self.gate_views: dict[int | None, dict[str, Any]] | None = None
         self.over_at: float | None = None  # when the match's end was published
         self.shown_hand = 0  # the hand_no of the last published hand_start
         self.storage_retry_at = 0.0  # bots and clocks wait until then (a failed write)
@@ -490,13 +495,56 @@ class Room:
         m = self.match
         assert m is not None
         self.gate = Gate(int(m.log[seq].data["hand_no"]), now + self.config.ready_seconds, seq)
+        self.gate_views, ended = self._finished_hand_views()
+        self._mark_hand_origin(ended)
         self.demands, self.demands_state = {}, -1
         self._broadcast_room()
+
+    def _mark_hand_origin(self, actions: int | None = None) -> None:
+        """The current hand starts after ``actions`` actions (None: now)."""
+        m = self.match
+        assert m is not None
+        if actions is None or actions == len(m.actions):
+            self.hand_origin = (m.clone(hand_only=True), len(m.actions))
+            return
+        again = Match(self.rules, self.seed, log=False)  # rare: replay to the deal
+        for action in m.actions[:actions]:
+            again.apply(action)
+        self.hand_origin = (again.clone(hand_only=True), actions)
+
+    def _finished_hand_views(self) -> tuple[dict[int | None, dict[str, Any]] | None,
+                                            int | None]:
+        """Every seat's view (and the spectators') of the hand that just ended, as it
+        ended, replayed from the hand's start in a hand-only copy, which deals nothing
+        after it (RULES §13: the next hand is not shown before the gate lifts); and the
+        number of actions up to that end (None: unknown)."""
+        m, origin = self.match, self.hand_origin
+        if m is None or origin is None:
+            return None, None
+        start, done = origin[0].clone(hand_only=True), origin[1]
+        try:
+            for action in m.actions[done:]:
+                if start.over:
+                    break
+                start.apply(action)
+                done += 1
+        except IllegalActionError:
+            log.exception("room %s: the finished hand could not be replayed", self.id)
+            return None, None
+        if not start.over:
+            return None, None
+        views: dict[int | None, dict[str, Any]] = {}
+        for seat in (None, *range(len(self.seats))):
+            view = start.view(seat)
+            view["over"] = False  # the hand is over, the match goes on
+            views[seat] = view
+        return views, done
 
     def _lift_gate(self, now: float) -> None:
         gate = self.gate
         assert gate is not None
         self.gate = None
+        self.gate_views = None
         self.gate_lifted = gate.seq
         # the clocks start after the deal has been shown (RULES §8.7 counts from the prompt)
         self.pause_until = now + self.config.hand_pause
@@ -831,6 +879,7 @@ class Room:
             self.seed = secrets.randbits(62)  # no client decides a deal a human plays
             self.seed_fixed = False
         self.match = Match(self.rules, self.seed)
+        self._mark_hand_origin()
         self.published = len(self.match.log)
         # seed_fixed stays true only for a deal the client chose: no rating counts it
         await self.store.update_room(self.id, status="running", seed=self.seed,
@@ -892,6 +941,8 @@ class Room:
             raise RoomError(403, "hints are only for your own seat", "own_seat_only")
         if self.match is None or self.match.over:
             raise RoomError(409, "the match is not running", "not_running")
+        if self.gate is not None:  # the next hand is dealt but not shown yet
+            raise RoomError(409, f"hand {self.gate.hand_no} has not started", "between_hands")
         self._not_held()
         return mine, self.match.view(mine)
 
@@ -956,8 +1007,10 @@ class Room:
             return
         conn.snapshot_due = False
         m = self.match
+        held = self.gate_views if self.gate is not None else None
         conn.send(SnapshotMsg(state_id=m.step if m else 0, seat=conn.seat,
-                              view=m.view(conn.seat) if m else None,
+                              view=(held[conn.seat] if held is not None else m.view(conn.seat))
+                              if m else None,
                               history=_history(m.log[:self.published], conn.seat)
                               if m else []))
         self._send_prompt(conn)
@@ -1064,9 +1117,13 @@ class Room:
                                        away_since=now if st.bot is None else None)
         if stored.status != "open":
             match = Match(room.rules, room.seed)
-            for raw in stored.actions:
-                match.apply(action_from_json(raw))
             room.match = match
+            room._mark_hand_origin()
+            for i, raw in enumerate(stored.actions):
+                hand = match.hand_no
+                match.apply(action_from_json(raw))
+                if match.hand_no != hand and not match.over:
+                    room.hand_origin = (match.clone(hand_only=True), i + 1)
             room.published = len(match.log)
             room.shown_hand = match.hand_no
             if match.over:
