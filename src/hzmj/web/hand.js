@@ -113,8 +113,8 @@ function actionBar(ctx) {
         dataset: { action: type },
       }, h("span.claim-label", {}, type === "kong" && list.length > 1 ? actionLabel(a) : t(type)),
       tiles.length
-        ? h("span.claim-tiles", {}, sortTiles(tiles, board.caishen, opts.standIn)
-          .map((x) => tileElement(x, opts))) : null));
+        ? h("span.claim-tiles", {}, markTaken(sortTiles(tiles, board.caishen, opts.standIn)
+          .map((x) => tileElement(x, opts)), type === "kong" ? null : claimed)) : null));
     }
   }
   // the discard being claimed, large, with whose it is and the window's clock (RULES §6.3)
@@ -126,6 +126,13 @@ function actionBar(ctx) {
       ctx.deadline ? h("span.claim-clock", { dataset: { deadline: ctx.deadline } }) : null)
     : null;
   return h("div.claim-bar", { role: "toolbar" }, claim, h("div.claim-buttons", {}, buttons));
+}
+
+/** Mark the first tile of `nodes` that is the claimed discard `claimed` (null: none). */
+function markTaken(nodes, claimed) {
+  const taken = claimed && nodes.find((n) => n.dataset.tile === claimed);
+  if (taken) taken.classList.add("taken");
+  return nodes;
 }
 
 /** Keyboard: arrows move, Enter / Space discard, 1–9 and 0 pick a tile, h g p c Esc claim. */

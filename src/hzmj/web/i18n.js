@@ -212,8 +212,9 @@ const STRINGS = {
   err_bad_bot: ["不能用这个机器人复盘", "That bot cannot review"],
   err_full_server: ["服务器已满，请稍后再试", "The server is full; try again later"],
   err_storage: ["服务器暂时无法保存，未作任何改动，请再试一次", "The server could not save that just now; nothing changed, try again"],
-  your_turn_help: ["轮到你出牌：点选一张再点一次（或双击）打出；键盘 ←→ 选牌，Enter 打出",
-    "Your turn: tap a tile twice (or double-click) to discard; keyboard ←→ then Enter"],
+  your_turn_help: ["轮到你出牌：点一张牌选中，再点一次打出（或双击；键盘 ←→ 选牌、Enter 打出）；长按或悬停一张牌，看打出它之后听什么",
+    "Your turn: tap a tile, tap it again to discard (or double-click; keyboard ←→ then Enter); press and hold, or hover, a tile to see what you would wait on without it"],
+  useful_count: ["有效牌 {0} 张", "{0} useful tiles"],
 };
 
 // Labels of the RULES §3 options and their values.

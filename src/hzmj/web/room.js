@@ -202,7 +202,8 @@ export class RoomPage {
 
   /** The settlement, with the gate's countdown and who is ready (RULES §8.7). */
   settlementBody(he) {
-    return h("div", {}, settlementElement(this.board, he, this.names), h("div.gate-line"));
+    // the countdown first: on a phone the settlement is long and 继续 is at its foot
+    return h("div", {}, h("div.gate-line"), settlementElement(this.board, he, this.names));
   }
 
   /** After a reload between hands: the hand just finished, waiting for 继续. */
@@ -660,7 +661,8 @@ export class RoomPage {
           tileElement(w.tile, opts), h("small", {}, t("left", w.left))))));
       } else {
         parts.push(h("span.shanten", {}, `${t("shanten")} ${info.shanten}`,
-          info.useful ? ` · ${info.useful.reduce((s, w) => s + w.left, 0)}` : ""));
+          info.useful ? ` · ${t("useful_count", info.useful.reduce((s, w) => s + w.left, 0))}`
+            : ""));
       }
     } else if (this.hover && splitHand(this.board).includes(this.hover)) {
       parts.push(h("span.hint-tile", {}, tileLabel(this.hover, getLang())));
