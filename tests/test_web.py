@@ -31,7 +31,7 @@ import hzmj  # noqa: E402
 from hzmj.game import Match  # noqa: E402
 from hzmj.rules import Rules  # noqa: E402
 from hzmj.server.app import create_app  # noqa: E402
-from hzmj.server.bots import get_bot  # noqa: E402
+from hzmj.server.bots import bot_seed, get_bot  # noqa: E402
 from hzmj.server.config import ServerConfig  # noqa: E402
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
@@ -50,7 +50,7 @@ def first_hand(seed: int, rules: Rules, *, stop_at_pong: bool) -> tuple[str | No
     ("pong", steps) when a pong is first offered to seat 0 (if ``stop_at_pong``), else
     the hand's result and its number of actions."""
     m = Match(rules, seed)
-    bots = {s: get_bot(BOT, seed + s) for s in range(1, rules.players)}
+    bots = {s: get_bot(BOT, bot_seed(seed, s)) for s in range(1, rules.players)}
     steps = 0
     while m.hand_no == 1 and not m.over:
         seat = m.to_move()[0]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import multiprocessing
 import os
@@ -41,6 +42,15 @@ def hint_bot(budget_ms: int) -> str:
 
 class UnknownBotError(ValueError):
     """No bot of that name."""
+
+
+def bot_seed(deal_seed: int, seat: int) -> int:
+    """The seed of the bot at ``seat`` of a match dealt from ``deal_seed``: derived from
+    it, so a game's every random choice follows from its record's seed, but through
+    SHA-256, so no bot's random stream is the deal's own (it was ``seed + seat``: the
+    bot at seat 0 drew from the same stream as the dice)."""
+    digest = hashlib.sha256(f"hzmj-bot:{deal_seed}:{seat}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
 
 
 def get_bot(name: str, seed: int) -> Bot:

@@ -33,7 +33,7 @@ from hzmj.events import Action, Escape, Event, IllegalActionError, action_from_j
 from hzmj.game import Match
 from hzmj.record import fair_record, seed_commitment
 from hzmj.rules import Rules
-from hzmj.server.bots import AUTO_BOT, Thinker, cancelled_by_caller, get_bot
+from hzmj.server.bots import AUTO_BOT, Thinker, bot_seed, cancelled_by_caller, get_bot
 from hzmj.server.config import ServerConfig
 from hzmj.server.protocol import (
     AckMsg,
@@ -429,7 +429,7 @@ class Room:
         assert m is not None
         step, view, legal = m.step, m.view(seat), m.legal_actions(seat)
         bot = self.bots.get(seat) or get_bot(self.seats[seat].bot or AUTO_BOT,
-                                             self.seed + seat)
+                                             bot_seed(self.seed, seat))
 
         async def think() -> None:
             try:
@@ -835,7 +835,7 @@ class Room:
         s = self.seats[seat]
         if s.taken and s.bot is None and seat != self.owner:
             raise RoomError(409, f"seat {seat} is taken by a player", "seat_taken")
-        self.bots[seat] = get_bot(bot, self.seed + seat)  # UnknownBotError → 422
+        self.bots[seat] = get_bot(bot, bot_seed(self.seed, seat))  # UnknownBotError → 422
         # the owner may hand their own seat to a bot and keep their token to run the room
         s.name, s.bot = f"{bot} bot", bot
         if seat != self.owner:
@@ -879,6 +879,9 @@ class Room:
             self.seed = secrets.randbits(62)  # no client decides a deal a human plays
             self.seed_fixed = False
         self.match = Match(self.rules, self.seed)
+        for s in self.seats:  # seeded from the deal that is played, recorded
+            if s.bot is not None:
+                self.bots[s.index] = get_bot(s.bot, bot_seed(self.seed, s.index))
         self._mark_hand_origin()
         self.published = len(self.match.log)
         # seed_fixed stays true only for a deal the client chose: no rating counts it
