@@ -222,3 +222,31 @@ def test_the_server_never_seats_the_oracle(tmp_path: Path) -> None:
 def test_the_terminal_table_refuses_the_oracle() -> None:
     out = CliRunner().invoke(app, ["play", "--bot", "oracle"], input="q\n")
     assert out.exit_code == 2 and "sees every tile" in out.output
+
+
+def test_a_win_is_valued_at_its_real_points_and_a_declined_win_is_the_bot_s_advice() -> None:
+    """helper-27: "winning (自摸) cost points" is not a win valued 0.  Seed 3 (four
+    efficiency seats), hand 3: seat 0 self-draws a plain win (+4) holding two 财神; the
+    strong bot, which the expert defers to when a win is on offer, would discard 3p and
+    wait for 爆头 instead.  The win is valued at exactly what it paid (+4, in every
+    world), the pick at its simulated mean, and the loss is their difference, in one unit."""
+    m = Match(Rules(players=4), 3)
+    bots = [make_bot("efficiency", i) for i in range(4)]
+    while not m.over:
+        s = m.to_move()[0]
+        m.apply(bots[s].choose(m.view(s), m.legal_actions(s)))
+    record = m.record()
+    report = review(record, 0, "expert@4", max_hands=3)
+    win = next(d for d in report["decisions"] if d["played"]["type"] == "win"
+               and d["best"]["type"] != "win")
+    paid = next(r for r in m.results if r.hand_no == win["hand_no"]).settlement.deltas[0]
+    assert paid == 4
+    values = {json.dumps(c["action"], sort_keys=True): c["value"] for c in win["top"]}
+    assert values[json.dumps(win["played"], sort_keys=True)] == paid  # not 0
+    best = values[json.dumps(win["best"], sort_keys=True)]
+    assert best == 8.0 and win["best"] == {"type": "discard", "seat": 0, "tile": "3p"}
+    assert not win["agree"] and win["loss"] == best - paid == 4.0
+    # the values of one decision are all in the review's unit (points of the hand): the
+    # costliest list is sorted by them, largest first
+    assert [d["loss"] for d in report["costliest"]] == sorted(
+        (d["loss"] for d in report["costliest"]), reverse=True)

@@ -582,6 +582,9 @@ def test_auto_play_to_the_final_table_then_the_replay_and_its_review(
     sync_api.expect(page.locator(".final-box")).to_be_visible()
     sync_api.expect(page.locator(".final-box table.final tbody tr")).to_have_count(4)
     sync_api.expect(page.locator(".final-box table.history tbody tr")).to_have_count(8)
+    # 战绩: the small number is labelled the running total
+    sync_api.expect(page.locator(".final-box table.history caption")).to_contain_text("累计")
+    sync_api.expect(page.locator(".final-box .hist-cell .running-label").first).to_have_text("累计")
     shot(page, "replay.png")
     check_review_box(page, fast_server.base, room_id)
 
@@ -623,7 +626,17 @@ def check_review_box(page: Any, base: str, room_id: str) -> None:
     top = box.locator("ol.review-top li")
     sync_api.expect(top).to_have_count(len(costly[0]["top"]))
     sync_api.expect(box.locator("ol.review-top li.played")).to_have_count(1)
-    sync_api.expect(box.locator("ol.review-top li.played")).to_contain_text("(实打)")
+    sync_api.expect(box.locator("ol.review-top li.played .tag-played")).to_have_text("实打")
+    sync_api.expect(box.locator("ol.review-top li").first.locator(".tag-pick")).to_have_text("AI 首选")
+    # helper-27: actions in Chinese with tile glyphs, the unit and its meaning in Chinese,
+    # no engine notation ("discard 7m", "(expected points of the hand)")
+    text = box.inner_text()
+    for raw in ("discard", "chow", "pong", "kong", "pass", "win", "expected points"):
+        assert raw not in text, (raw, text)
+    sync_api.expect(summary).to_contain_text("本局预期得分")
+    sync_api.expect(box.locator(".review-help")).to_contain_text("损失 = AI 首选的估值 − 实打的估值")
+    if costly[0]["played"]["type"] in ("discard", "chow", "kong"):
+        assert box.locator(".review-here .review-action .tile").count() >= 1
     shot(page, "replay-review.png")
     # another seat: the old review goes away until it is run for that seat
     box.locator("select.review-seat").select_option("0")
@@ -715,6 +728,16 @@ def test_two_people_and_two_bots_through_the_ready_gate(
     assert bob.evaluate("document.activeElement.id") == "seat-name"
     bob.locator(".seat-slot[data-seat='1'] button.take-seat").click()
     sync_api.expect(bob.locator("button.toggle-ready")).to_be_visible()
+    # helper-27: the owner needs no ready mark (开始 starts once every seat is filled)
+    owner_slot = alice.locator(".seat-slot[data-seat='0']")
+    sync_api.expect(owner_slot.locator(".chip-owner")).to_have_text("房主无需准备")
+    sync_api.expect(owner_slot.locator(".chip-notready")).to_have_count(0)
+    sync_api.expect(alice.locator("button.toggle-ready")).to_have_count(0)
+    sync_api.expect(alice.locator(".ready-help")).to_contain_text("坐满")
+    sync_api.expect(bob.locator(".ready-help")).to_contain_text("准备")
+    picker = alice.locator(".seat-slot[data-seat='3'] select.bot-level option")
+    assert picker.evaluate_all("os => os.map(o => o.value)") == [
+        "efficiency", "strong", "expert", "random"]  # never the oracle
     sync_api.expect(alice.locator(".seat-slot[data-seat='1']")).to_contain_text("Bob")
     bob.click("button.toggle-ready")
     sync_api.expect(alice.locator(".seat-slot[data-seat='1'] .chip-ready")).to_be_visible()

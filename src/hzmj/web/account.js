@@ -3,7 +3,7 @@
 // (/matches), public profiles (/players/{id}) and the lobby's leaderboard.
 
 import { ApiError, api, loadMe, setCsrf } from "./api.js";
-import { getLang, rulesSummary } from "./i18n.js";
+import { botName, getLang, rulesSummary } from "./i18n.js";
 import { h, ratingText } from "./render.js";
 
 const STRINGS = {
@@ -130,7 +130,7 @@ function statsTable(s) {
 function profileElement(p) {
   const history = p.rating_history.slice(0, 10);
   return h("section.profile", { dataset: { player: p.id } },
-    h("h2.display-name", {}, p.display_name, p.kind === "bot" ? ` (${tr("bot")})` : ""),
+    h("h2.display-name", {}, p.kind === "bot" ? botName(p.id.replace(/^bot:/, "")) : p.display_name),
     h("p.rating-line", {}, `${tr("rating")}: `, h("b.rating", {}, ratingText(p.rating)),
       ` ± ${p.rating_sigma}`),
     statsTable(p.summary),
@@ -181,7 +181,7 @@ function matchRow(m) {
   const moved = m.rating_after !== null && m.rating_before !== null
     ? `${ratingText(m.rating_before)} → ${ratingText(m.rating_after)} (${signed(m.rating_after - m.rating_before)})`
     : "–";
-  const others = m.seats.filter((s) => s.seat !== m.seat).map((s) => s.name || s.bot).join(", ");
+  const others = m.seats.filter((s) => s.seat !== m.seat).map((s) => (s.bot ? botName(s.bot) : s.name)).join(", ");
   return h("li.match-row", { dataset: { room: m.room_id } },
     h("div.match-head", {},
       h("b.place", {}, `${tr("place")} ${m.place}/${m.players}`), " ",
@@ -217,7 +217,8 @@ export function leaderboardElement() {
   api("GET", "/api/leaderboard?limit=20").then(({ entries }) => {
     list.replaceChildren(...(entries.length ? entries.map((e) => h("li.leader", {
       dataset: { kind: e.kind },
-    }, h("a", { href: `/players/${encodeURIComponent(e.id)}` }, e.display_name), " ",
+    }, h("a", { href: `/players/${encodeURIComponent(e.id)}` },
+      e.kind === "bot" ? botName(e.id.replace(/^bot:/, "")) : e.display_name), " ",
     h("span.seat-rating", {}, `≈${ratingText(e.rating)}`), " ",
     h("small", {}, `(${e.matches} ${tr("matches")})`))) : [h("li", {}, tr("no_ratings"))]));
   }).catch((e) => list.replaceChildren(h("li.error", {}, e.message)));

@@ -423,6 +423,7 @@ export function historyElement(history, names, n) {
   if (!history?.length) return h("p", {}, "—");
   const head = h("tr", {}, h("th", {}, t("hand_col")), h("th", {}, t("result_col")),
     Array.from({ length: n }, (_, i) => h("th", {}, seatLabel(names, i))));
+  const total = t("running_total");
   const rows = history.map((he) => {
     let result = t("draw_game");
     if (he.result === "win") {
@@ -432,11 +433,15 @@ export function historyElement(history, names, n) {
         : `${t("won_on", seatLabel(names, he.winner), seatLabel(names, he.from))} ${name}`;
     }
     return h("tr", {}, h("td", {}, String(he.hand_no)), h("td.hist-result", {}, result),
-      he.deltas.map((d, i) => h("td.hist-cell", {},
-        h("span.delta", { dataset: { sign: Math.sign(d) } }, d > 0 ? `+${d}` : String(d)),
-        h("small.running", {}, String(he.points[i])))));
+      he.deltas.map((d, i) => h("td.hist-cell", {
+        title: `${d > 0 ? `+${d}` : d} · ${total} ${he.points[i]}`,
+      },
+      h("span.delta", { dataset: { sign: Math.sign(d) } }, d > 0 ? `+${d}` : String(d)),
+      h("small.running", {}, h("span.running-label", {}, `${total} `), String(he.points[i])))));
   });
-  return h("div.history-wrap", {}, h("table.history", {}, h("thead", {}, head), h("tbody", {}, rows)));
+  return h("div.history-wrap", {}, h("table.history", {},
+    h("caption.history-help", {}, t("history_cell_help")),
+    h("thead", {}, head), h("tbody", {}, rows)));
 }
 
 export function finalElement(me, names) {

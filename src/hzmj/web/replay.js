@@ -10,8 +10,9 @@ import { eventFeedback, headerTools } from "./feedback.js";
 import { getLang, setLang, t } from "./i18n.js";
 import {
   centreInfo, eventLine, finalElement, h, historyElement, positionOf, roomTitle, seatName,
-  seatNames, seatPanel, settlementElement,
+  seatNames, seatPanel, settlementElement, tileOpts,
 } from "./render.js";
+import { tileElement, tileLabel } from "./tiles.js";
 
 const roomId = decodeURIComponent(location.pathname.split("/").filter(Boolean)[1] || "");
 const root = document.getElementById("app");
@@ -194,10 +195,62 @@ function tableOf(b, events) {
     h("div.area-bottom", {}, areas.bottom));
 }
 
-/** Short text of an action's JSON ({type, tile?, tiles?, kind?}). */
-function actionText(a) {
-  const what = a.tile || (a.tiles || []).join("") || "";
-  return [a.type, what, a.kind || ""].filter(Boolean).join(" ");
+/** The board shown before the record's action k (the position the decision was made in). */
+function boardBefore(k) {
+  return state.boards[shownIndex(k)] || state.boards[0];
+}
+
+/** An action's JSON ({type, tile?, tiles?, kind?}) in the UI's language, with tile glyphs:
+ * "打出 [五万]", "吃 [四筒][六筒] → [五筒]", "暗杠 [东]", "胡", "过".  `b`: the board the
+ * decision was made on (the tile on offer for a claim, the 财神). */
+function actionElement(a, b) {
+  const lang = getLang();
+  const opts = b ? tileOpts(b, { small: true }) : { small: true, lang };
+  const glyphs = (tiles) => h("span.review-tiles", {}, tiles.map((x) => tileElement(x, opts)));
+  const names = (tiles) => tiles.map((x) => tileLabel(x, lang)).join(lang === "zh" ? "" : ", ");
+  const offered = b?.claim?.tile;
+  let verb = t(a.type);
+  let tiles = [];
+  let after = null;
+  if (a.type === "discard") tiles = [a.tile];
+  else if (a.type === "chow") {
+    tiles = a.tiles || [];
+    if (offered) after = offered;
+  } else if (a.type === "pong") tiles = offered ? [offered] : [];
+  else if (a.type === "kong") {
+    verb = t(`${a.kind || "exposed"}_kong`);
+    tiles = a.tile ? [a.tile] : offered ? [offered] : [];
+  } else if (a.type === "win") verb = b && b.phase !== "claim" ? t("win_self") : t("win");
+  const label = [verb, names(tiles), after ? `→ ${tileLabel(after, lang)}` : ""]
+    .filter(Boolean).join(" ");
+  return h("span.review-action", { title: label, dataset: { type: a.type } },
+    h("span.verb", {}, verb), tiles.length ? glyphs(tiles) : null,
+    tiles.length ? h("span.tile-names", {}, names(tiles)) : null,
+    after ? [h("span.arrow", {}, " → "), glyphs([after])] : null);
+}
+
+/** The review's unit in the UI's language (the server names it in English). */
+function unitName(unit) {
+  const key = { "expected points of the hand": "review_unit_points",
+    "expected multiplier M": "review_unit_m", "efficiency score": "review_unit_score" }[unit];
+  return key ? t(key) : unit || "";
+}
+
+const signedValue = (v) => (v > 0 ? `+${v.toFixed(2)}` : v.toFixed(2));
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+/** The points the seat won or lost in the hand a decision belongs to (for a win played). */
+function handDelta(d) {
+  const he = state.boards.at(-1)?.history?.find((x) => x.hand_no === d.hand_no);
+  return he ? he.deltas[state.review.seat] : null;
+}
+
+/** Why a decision reads as it does: a tie counted as agreeing, a win the AI would decline. */
+function decisionNote(d) {
+  if (d.top.length === 1) return t("review_only_move");
+  if (d.played.type === "win" && d.best.type !== "win") return t("review_declined_win");
+  if (d.agree && !same(d.played, d.best)) return t("review_tie_note");
+  return null;
 }
 
 async function loadReview() {
@@ -215,13 +268,31 @@ async function loadReview() {
   render();
 }
 
-/** The bot's top choices at one decision, with their values; the move played marked. */
-function topChoices(d) {
-  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
-  return h("ol.review-top", { "aria-label": t("top_choices") }, d.top.map((c) =>
-    h(same(c.action, d.played) ? "li.played" : "li", {},
-      `${actionText(c.action)}: ${c.value.toFixed(2)}`
-      + (same(c.action, d.played) ? ` (${t("played")})` : ""))));
+/** The bot's choices at one decision, in its order (its pick first), with their values;
+ * the move played marked.  A lone choice has no value to compare (the bot priced nothing
+ * else), so none is shown. */
+function topChoices(d, b) {
+  const lone = d.top.length === 1;
+  return h("ol.review-top", { "aria-label": t("top_choices") }, d.top.map((c, i) => {
+    const played = same(c.action, d.played);
+    return h(played ? "li.played" : "li", {},
+      actionElement(c.action, b),
+      lone ? null : h("span.value", { dataset: { sign: Math.sign(c.value) } }, signedValue(c.value)),
+      i === 0 ? h("span.tag.tag-pick", {}, t("ai_pick")) : null,
+      played ? h("span.tag.tag-played", {}, t("played")) : null);
+  }));
+}
+
+/** One decision's line: played, the AI's pick, the loss. */
+function decisionLine(d, b, { withHand = false } = {}) {
+  const delta = d.played.type === "win" ? handDelta(d) : null;
+  return [
+    withHand ? h("b.hand", {}, `${t("hand_no", d.hand_no)} `) : null,
+    h("span.part", {}, `${t("played")} `, actionElement(d.played, b),
+      delta !== null && delta !== undefined ? h("small.win-points", {}, ` (${delta > 0 ? "+" : ""}${delta})`) : null),
+    h("span.part", {}, `${t("best")} `, actionElement(d.best, b)),
+    h("span.part.loss", {}, `${t("loss")} ${d.loss === null ? "?" : d.loss.toFixed(2)}`),
+  ];
 }
 
 /** The AI review box: a seat, a button, the summary and the costliest decisions; the
@@ -234,25 +305,30 @@ function reviewBox() {
   Array.from({ length: seats }, (_, i) => h("option",
     { value: i, selected: i === state.reviewSeat ? true : null }, seatName(state.names, i))));
   const r = state.review;
-  const parts = [h("h3", {}, t("review")), h("label", {}, `${t("review_seat")} `, pick),
+  const parts = [h("h3", {}, t("review")), h("p.review-pick", {}, h("label", {}, `${t("review_seat")} `, pick), " ",
     h("button.review-run", { onclick: loadReview, disabled: state.reviewing ? true : null },
-      state.reviewing ? t("reviewing") : t("review"))];
+      state.reviewing ? t("reviewing") : t("review")))];
   if (state.reviewError) parts.push(h("p.error", { role: "alert" }, state.reviewError));
   if (r) {
     const pct = r.agreement === null ? "–" : `${Math.round(r.agreement * 100)}%`;
     parts.push(h("p.review-summary", {}, t("review_summary", r.reviewed, pct,
-      r.loss_total.toFixed(2), r.loss_per_hand.toFixed(2)), ` (${r.unit})`,
-      r.hands_reviewed < r.hands ? t("review_first_hands", r.hands_reviewed, r.hands) : ""));
+      r.loss_total.toFixed(2), r.loss_per_hand.toFixed(2)),
+    r.unit ? h("span.review-unit", {}, ` · ${unitName(r.unit)}`) : null,
+    r.hands_reviewed < r.hands ? t("review_first_hands", r.hands_reviewed, r.hands) : ""));
+    if (r.unit === "expected points of the hand") {
+      parts.push(h("p.review-help", {}, t("review_values_help")));
+    }
     const here = r.decisions.find((d) => d.index === state.steps[state.index]?.orig); // before action i
     if (here) {
-      parts.push(h("p.review-here", {}, `${t("played")}: ${actionText(here.played)} · `
-        + `${t("best")}: ${actionText(here.best)} · ${t("loss")}: ${here.loss ?? "?"}`),
-      h("p.review-top-label", {}, t("top_choices")), topChoices(here));
+      const b = boardBefore(here.index);
+      const note = decisionNote(here);
+      parts.push(h("p.review-here", {}, decisionLine(here, b)),
+        h("p.review-top-label", {}, t("top_choices")), topChoices(here, b),
+        note ? h("p.review-note", {}, note) : null);
     }
     parts.push(h("h4", {}, t("costliest")), h("ol.review-costliest", {},
       r.costliest.map((d) => h("li", {}, h("button.link", { onclick: () => { stop(); go(shownIndex(d.index)); } },
-        `${t("hand_no", d.hand_no)}: ${t("played")} ${actionText(d.played)}, `
-        + `${t("best")} ${actionText(d.best)}, ${t("loss")} ${d.loss.toFixed(2)}`)))));
+        decisionLine(d, boardBefore(d.index), { withHand: true }))))));
   }
   return h("section.review-box", {}, parts);
 }

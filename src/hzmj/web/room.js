@@ -12,7 +12,8 @@ import {
 } from "./render.js";
 import { tileElement, tileLabel } from "./tiles.js";
 
-const BOTS = ["efficiency", "strong", "random"];
+// the bots a seat may have (the server refuses the oracle: it sees every tile)
+const BOTS = ["efficiency", "strong", "expert", "random"];
 
 /** Seconds left until an epoch-ms deadline. */
 function secondsLeft(deadline) {
@@ -549,10 +550,12 @@ export class RoomPage {
         h("b", {}, t("seat_no", s.seat + 1)), " ",
         free ? h("i", {}, t("empty")) : [seatName(this.names, s.seat), " ", ratingChip(this.names, s.seat)],
         s.owner ? ` · ${t("owner")}` : "", me ? ` · ${t("you")}` : "",
-        free ? null : h(`span.${s.ready ? "chip-ready" : "chip-notready"}`, {},
-          s.ready ? `✓ ${t("ready_mark")}` : t("not_ready")),
+        // the owner starts the match: no ready mark, and no 准备 button
+        free ? null : s.owner && !s.bot ? h("span.chip-owner", {}, t("owner_no_ready"))
+          : h(`span.${s.ready ? "chip-ready" : "chip-notready"}`, {},
+            s.ready ? `✓ ${t("ready_mark")}` : t("not_ready")),
         !free && !s.bot && !s.connected ? h("span.chip-offline", {}, t("offline")) : null,
-        me ? h("button.toggle-ready", { onclick: () => this.send({ type: "ready", on: !s.ready }) },
+        me && !s.owner ? h("button.toggle-ready", { onclick: () => this.send({ type: "ready", on: !s.ready }) },
           s.ready ? t("unprepare") : t("prepare")) : null,
         parts.length ? h("span.seat-actions", {}, parts) : null);
     });
@@ -574,11 +577,14 @@ export class RoomPage {
         : h("p", {}, h("label", {}, `${t("your_name")} `, h("input#seat-name", { value: typed ?? savedName(),
           maxlength: 40 }))),
       h("ul.seat-list", {}, seats),
+      isOwner ? h("p.ready-help", {}, t("owner_start_help"))
+        : seated ? h("p.ready-help", {}, t("player_ready_help")) : null,
       h("p.buttons", {},
         isOwner ? h("button.start", { onclick: () => this.ownerCall("start", {}),
           disabled: room.free_seats.length ? true : null }, t("start")) : null,
         this.token ? h("button.leave", { onclick: () => this.leave() }, t("leave")) : null,
-        h("span.note", {}, room.status === "open" ? t("waiting") : "")));
+        h("span.note", {}, room.status !== "open" ? ""
+          : room.free_seats.length ? t("seats_to_fill", room.free_seats.length) : t("waiting"))));
   }
 
   async removeSeat(seat) {
