@@ -250,3 +250,21 @@ def test_a_win_is_valued_at_its_real_points_and_a_declined_win_is_the_bot_s_advi
     # costliest list is sorted by them, largest first
     assert [d["loss"] for d in report["costliest"]] == sorted(
         (d["loss"] for d in report["costliest"]), reverse=True)
+
+
+def test_a_lone_choice_is_valued_in_points_like_the_others() -> None:
+    """helper-27: where the strong bot puts forward one move only, the expert returned its
+    value unsearched, an expected multiplier M shown as points.  Seed 3, hands 1–2: every
+    decision's value is a play-out mean over the review's 4 worlds (points of the hand)."""
+    m = Match(Rules(players=4), 3)
+    bots = [make_bot("efficiency", i) for i in range(4)]
+    while not m.over:
+        s = m.to_move()[0]
+        m.apply(bots[s].choose(m.view(s), m.legal_actions(s)))
+    report = review(m.record(), 0, "expert@4", max_hands=2)
+    lone = [d for d in report["decisions"] if len(d["top"]) == 1]
+    assert len(lone) == 2
+    for d in report["decisions"]:
+        for c in d["top"]:
+            assert "points over 4 worlds" in c["detail"], c
+            assert (c["value"] * 4).is_integer()  # a mean of 4 whole-point hands

@@ -184,8 +184,8 @@ class ExpertBot(ExplainingBot):
         actions = [c.action for c in prior[:self.width]]
         if include is not None and include not in actions:
             actions.append(include)
-        if len(actions) < 2:
-            return prior
+        if len(actions) < 2 and include is None:
+            return prior  # nothing to choose; a review still values the lone move in points
         base = view_seed(self.seed, view)
         if self.samples is not None:
             samples = self.samples
