@@ -268,16 +268,14 @@ async function loadReview() {
   render();
 }
 
-/** The bot's choices at one decision, in its order (its pick first), with their values;
- * the move played marked.  A lone choice has no value to compare (the bot priced nothing
- * else), so none is shown. */
+/** The bot's choices at one decision, in its order (its pick first), with their values
+ * (points of the hand, a lone choice's too); the move played marked. */
 function topChoices(d, b) {
-  const lone = d.top.length === 1;
   return h("ol.review-top", { "aria-label": t("top_choices") }, d.top.map((c, i) => {
     const played = same(c.action, d.played);
     return h(played ? "li.played" : "li", {},
       actionElement(c.action, b),
-      lone ? null : h("span.value", { dataset: { sign: Math.sign(c.value) } }, signedValue(c.value)),
+      h("span.value", { dataset: { sign: Math.sign(c.value) } }, signedValue(c.value)),
       i === 0 ? h("span.tag.tag-pick", {}, t("ai_pick")) : null,
       played ? h("span.tag.tag-played", {}, t("played")) : null);
   }));
