@@ -921,6 +921,9 @@ class Room:
             return False
         if m.over:
             raise RoomError(409, "the match is over", "over")
+        if s.bot is not None:  # the owner's token runs the room, not the bot's seat
+            raise RoomError(409, "a bot plays this seat; its owner may watch, not escape "
+                            "for it", "bot_seat")
         if s.left:
             raise RoomError(409, "you have already left", "left")
         self._not_held()
