@@ -1001,6 +1001,7 @@ class Room:
         s = self.seats[conn.seat]
         if conn in s.connections:
             s.connections.remove(conn)
+        self.active_at = time.monotonic()  # idle from now: a long wait is no idleness
         if not s.connections and s.taken:
             s.away_since = time.monotonic()
             log.info("room %s: seat %d has no connection left; a bot plays it after %.0f s",
