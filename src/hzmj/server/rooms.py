@@ -741,10 +741,6 @@ class Room:
     def seated_connections(self) -> int:
         return sum(len(s.connections) for s in self.seats)
 
-    @property
-    def connection_count(self) -> int:
-        return sum(len(conns) for _, conns in self.all_connections())
-
     def info(self) -> RoomInfo:
         now = time.monotonic()
         over = self.status == "over"
@@ -1126,11 +1122,11 @@ class Room:
             match = Match(room.rules, room.seed)
             room.match = match
             room._mark_hand_origin()
-            for i, raw in enumerate(stored.actions):
+            for raw in stored.actions:
                 hand = match.hand_no
                 match.apply(action_from_json(raw))
                 if match.hand_no != hand and not match.over:
-                    room.hand_origin = (match.clone(hand_only=True), i + 1)
+                    room._mark_hand_origin()
             room.published = len(match.log)
             room.shown_hand = match.hand_no
             if match.over:
