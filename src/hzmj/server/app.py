@@ -50,7 +50,6 @@ from hzmj.server.guard import (
     strict_json,
 )
 from hzmj.server.history import record_finished, seat_stats
-from hzmj.server.slow import header_deadline, raise_file_limit
 from hzmj.server.protocol import (
     AddBot,
     BotAdded,
@@ -71,6 +70,7 @@ from hzmj.server.protocol import (
     client_message,
 )
 from hzmj.server.rooms import MOVING, Connection, Lobby, Room, RoomError
+from hzmj.server.slow import header_deadline, raise_file_limit
 from hzmj.server.storage import (
     StaleOwnerError,
     Store,
