@@ -346,6 +346,10 @@ def test_an_owner_who_gave_their_seat_to_a_bot_cannot_play_its_moves(make: Make)
         while (msg := ws.receive_json())["type"] != "error":
             pass
         assert msg["code"] == "bot_seat", msg
+        ws.send_json({"type": "auto", "on": False})  # nor take the seat back from the bot
+        while (msg := ws.receive_json())["type"] != "error":
+            pass
+        assert msg["code"] == "bot_seat", msg
 
 
 def test_spectators_joining_send_no_room_message_to_everyone(make: Make) -> None:
@@ -438,7 +442,7 @@ def test_a_bad_setting_stops_the_server_at_start_with_its_name(
 # ------------------------------------------------------------------ slow clients at the HTTP layer
 
 
-def test_a_client_that_sends_its_headers_slowly_is_disconnected(tmp_path: Path) -> None:
+def test_a_client_that_sends_its_request_slowly_is_disconnected(tmp_path: Path) -> None:
     import socket
     import threading
 
@@ -446,7 +450,7 @@ def test_a_client_that_sends_its_headers_slowly_is_disconnected(tmp_path: Path) 
 
     from hzmj.server.app import uvicorn_options
 
-    cfg = ServerConfig(db=str(tmp_path / "slow.db"), bot_workers=0, header_seconds=0.5)
+    cfg = ServerConfig(db=str(tmp_path / "slow.db"), bot_workers=0, request_seconds=0.5)
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -470,6 +474,22 @@ def test_a_client_that_sends_its_headers_slowly_is_disconnected(tmp_path: Path) 
         assert time.monotonic() - started < 4
         slow.close()
         silent.close()
+        # headers at once and a body that never comes; a request begun late in the
+        # connection's time (its first byte does not restart the clock)
+        body = socket.create_connection(("127.0.0.1", port))
+        late = socket.create_connection(("127.0.0.1", port))
+        started = time.monotonic()
+        body.sendall(b"POST /api/rooms HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+                     b"\r\nContent-Length: 100\r\n\r\n{")
+        time.sleep(0.35)
+        late.sendall(b"GET /api/health HTTP/1.1\r\nHost: x\r\n")
+        late.settimeout(5)
+        body.settimeout(5)
+        assert late.recv(100) == b""
+        assert time.monotonic() - started < 0.75  # 0.5 s from the connection, not 0.35 + 0.5
+        assert body.recv(100) == b""
+        body.close()
+        late.close()
         # a client that sends its request in time is served, and a WebSocket outlives it
         with socket.create_connection(("127.0.0.1", port)) as ok:
             ok.sendall(b"GET /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")

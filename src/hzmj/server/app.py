@@ -70,7 +70,7 @@ from hzmj.server.protocol import (
     client_message,
 )
 from hzmj.server.rooms import MOVING, Connection, Lobby, Room, RoomError
-from hzmj.server.slow import header_deadline, raise_file_limit
+from hzmj.server.slow import raise_file_limit, request_deadline
 from hzmj.server.storage import (
     StaleOwnerError,
     Store,
@@ -730,7 +730,7 @@ def uvicorn_options(cfg: ServerConfig) -> dict[str, Any]:
     """uvicorn's settings for the table server: the WebSocket frame limit, the graceful
     shutdown, and a deadline for request headers (:mod:`hzmj.server.slow`)."""
     return {"timeout_graceful_shutdown": GRACEFUL_SHUTDOWN, "ws_max_size": WS_MAX_FRAME,
-            "ws_per_message_deflate": False, "http": header_deadline(cfg.header_seconds)}
+            "ws_per_message_deflate": False, "http": request_deadline(cfg.request_seconds)}
 
 
 def _hide(url: str) -> str:

@@ -72,7 +72,7 @@ class ServerConfig:
     # -- client limits
     max_body_bytes: int = 65536  # an HTTP request body above this is refused (413)
     max_message_bytes: int = 4096
-    header_seconds: float = 10.0  # an HTTP request's headers must arrive within this
+    request_seconds: float = 10.0  # an HTTP request (headers and body) must arrive within this
     # (slowloris: sockets that send a header a minute hold the process's files)
     rate_per_second: float = 20.0  # per-connection message rate (token bucket)
     rate_burst: int = 40
@@ -144,9 +144,9 @@ class ServerConfig:
             if url is not None and not web_address(url):
                 raise ValueError(f"{name} (HZMJ_{name.upper()}) must be an http:// or "
                                  f"https:// address with a host, got {shown(url)}")
-        if self.header_seconds <= 0:
-            raise ValueError(f"header_seconds (HZMJ_HEADER_SECONDS) must be above 0, got "
-                             f"{self.header_seconds}")
+        if self.request_seconds <= 0:
+            raise ValueError(f"request_seconds (HZMJ_REQUEST_SECONDS) must be above 0, got "
+                             f"{self.request_seconds}")
         if not self.db.strip():
             raise ValueError("db (HZMJ_DB) must name an SQLite file or a database URL")
         if not 1 <= self.hint_ms <= MAX_BUDGET_MS:

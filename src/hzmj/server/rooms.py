@@ -69,6 +69,9 @@ T = TypeVar("T")
 SEND_QUEUE_LIMIT = 5000  # messages waiting for a slow client before it is dropped
 STORAGE_RETRY_SECONDS = 1.0  # after a write the database refused, bots and clocks wait
 MOVING = "the room is stopping here (server restart or move); try again"
+# the owner who handed their own seat to a bot keeps the token to run the room, never
+# to play, escape for or 托管 the bot's seat (a chosen deal and a bot's name)
+BOT_SEAT = "a bot plays this seat; its owner may watch, not act for it"
 
 
 class RoomError(Exception):
@@ -917,9 +920,8 @@ class Room:
             return False
         if m.over:
             raise RoomError(409, "the match is over", "over")
-        if s.bot is not None:  # the owner's token runs the room, not the bot's seat
-            raise RoomError(409, "a bot plays this seat; its owner may watch, not escape "
-                            "for it", "bot_seat")
+        if s.bot is not None:
+            raise RoomError(409, BOT_SEAT, "bot_seat")
         if s.left:
             raise RoomError(409, "you have already left", "left")
         self._not_held()
@@ -1056,6 +1058,8 @@ class Room:
         if conn.seat is None:
             raise Refused("spectator", "spectators have no seat to hand to a bot")
         s = self.seats[conn.seat]
+        if s.bot is not None:
+            raise Refused("bot_seat", BOT_SEAT)
         s.auto, s.expiries = on, 0
         self._broadcast_room()
         if not on and self.match is not None and self.demands_state == self.match.state_id:
@@ -1073,9 +1077,7 @@ class Room:
         if self.seats[seat].left or m.is_auto(seat):
             raise Refused("left", "you have left this match; a bot plays your seat")
         if self.seats[seat].bot is not None:
-            # the owner who handed their own seat to a bot keeps the token to run the
-            # room, never to play the bot's moves (a chosen deal and a bot's name)
-            raise Refused("bot_seat", "a bot plays this seat; its owner may watch, not act")
+            raise Refused("bot_seat", BOT_SEAT)
         if self.gate is not None:
             left = max(0, round(self.gate.deadline - time.monotonic()))
             raise Refused("between_hands", f"hand {self.gate.hand_no} has not started: press "

@@ -1,11 +1,14 @@
-"""Slow clients at the HTTP layer: a deadline for every request's headers.
+"""Slow clients at the HTTP layer: a deadline for every request, headers and body.
 
-uvicorn times out an idle keep-alive connection but not one that sends its request
-headers a byte at a time ("slowloris"): thousands of those hold as many file descriptors
-until the process can open no database file.  :class:`HeaderDeadline` is uvicorn's own
-HTTP protocol (``httptools``) with a timer from the connection's start, and from each
-request's first byte, to the end of that request's headers; a client that misses it is
-disconnected.  A WebSocket is past its headers once upgraded, so a long game is never cut.
+uvicorn times out an idle keep-alive connection but not one that sends its request a
+byte at a time ("slowloris", or headers at once and a body that never comes): thousands
+of those hold as many file descriptors until the process can open no database file.
+:class:`RequestDeadline` is uvicorn's own HTTP protocol (``httptools``) with one timer
+per request, from the connection's start (the first request) or the request's first
+byte (later ones on a keep-alive connection) to the end of its body; a client that
+misses it is disconnected.  The timer is not re-armed by bytes that arrive, so a
+trickle cannot stretch it.  A WebSocket upgrade ends the timer with its headers, so a
+long game is never cut.
 """
 
 from __future__ import annotations
@@ -17,12 +20,12 @@ from typing import Any
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 
-class HeaderDeadline(HttpToolsProtocol):
-    """``header_seconds`` (a class attribute, set by :func:`header_deadline`) for a
-    request's headers to arrive."""
+class RequestDeadline(HttpToolsProtocol):
+    """``request_seconds`` (a class attribute, set by :func:`request_deadline`) for a
+    request's headers and body to arrive."""
 
-    header_seconds: float = 10.0
-    _header_timer: asyncio.TimerHandle | None = None
+    request_seconds: float = 10.0
+    _request_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -30,11 +33,17 @@ class HeaderDeadline(HttpToolsProtocol):
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
-        self._arm()
+        if self._request_timer is None:  # the first request keeps the connection's timer
+            self._arm()
 
     def on_headers_complete(self) -> None:
-        self._disarm()
         super().on_headers_complete()
+        if self.parser.should_upgrade() and self._should_upgrade():
+            self._disarm()  # a WebSocket: the game's own clocks take over
+
+    def on_message_complete(self) -> None:
+        self._disarm()
+        super().on_message_complete()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
@@ -42,23 +51,23 @@ class HeaderDeadline(HttpToolsProtocol):
 
     def _arm(self) -> None:
         self._disarm()
-        self._header_timer = self.loop.call_later(self.header_seconds, self._too_slow)
+        self._request_timer = self.loop.call_later(self.request_seconds, self._too_slow)
 
     def _disarm(self) -> None:
-        if self._header_timer is not None:
-            self._header_timer.cancel()
-            self._header_timer = None
+        if self._request_timer is not None:
+            self._request_timer.cancel()
+            self._request_timer = None
 
     def _too_slow(self) -> None:
-        self._header_timer = None
+        self._request_timer = None
         transport: Any = getattr(self, "transport", None)
         if transport is not None and not transport.is_closing():
             transport.close()
 
 
-def header_deadline(seconds: float) -> type[HeaderDeadline]:
+def request_deadline(seconds: float) -> type[RequestDeadline]:
     """The protocol class for uvicorn's ``http=`` with a deadline of ``seconds``."""
-    return type("HeaderDeadline", (HeaderDeadline,), {"header_seconds": float(seconds)})
+    return type("RequestDeadline", (RequestDeadline,), {"request_seconds": float(seconds)})
 
 
 def raise_file_limit() -> tuple[int, int]:
