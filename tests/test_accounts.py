@@ -358,6 +358,8 @@ def test_bearer_sessions_need_no_csrf(client: TestClient) -> None:
     ({"username": "alice", "password": "long enough",
       "display_name": "\uff44\uff45\uff4c\uff45\uff54\uff45\uff44 player"}, "display_name"),
     ({"username": "alice", "password": "long enough", "display_name": "\u3164"}, "display_name"),
+    ({"username": "alice", "password": "long enough", "display_name": "a\u2028b"},
+     "display_name"),
     ({"username": "alice", "password": "long enough", "display_name": "\u2800\u2800"},
      "display_name"),
     ({"username": "alice", "password": "long enough", "display_name": "a\u034fb"},

@@ -209,7 +209,8 @@ def test_room_creation_is_rate_limited_per_client(make: Make) -> None:
     assert "a minute" in c.post("/api/rooms", json={}).json()["detail"]
 
 
-@pytest.mark.parametrize("name", ["evil\u202egnp.exe", "bell\x07", "two\nlines", "\u200b"])
+@pytest.mark.parametrize("name", ["evil\u202egnp.exe", "bell\x07", "two\nlines", "\u200b",
+                                  "line\u2028break", "para\u2029graph"])
 def test_room_names_refuse_control_and_direction_characters(make: Make, name: str) -> None:
     c = make()
     r = c.post("/api/rooms", json={"name": name})

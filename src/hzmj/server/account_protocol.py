@@ -45,7 +45,7 @@ def unicode_text(text: str) -> str:
 def player_name(text: str, longest: int = 24) -> str:
     """A name shown to other players (display names, seat names): 1–``longest``
     characters after trimming, no control or invisible (Unicode ``C*``) characters, no
-    blank-looking letters, at most two combining marks in a row, and nothing that reads
+    line or paragraph separators (``Zl``, ``Zp``), no blank-looking letters, at most two combining marks in a row, and nothing that reads
     as the name that stands for deleted accounts (compared after NFKC, case folding and
     collapsing white space, so full-width letters or a no-break space do not pass).
 
@@ -55,6 +55,8 @@ def player_name(text: str, longest: int = 24) -> str:
         raise ValueError(f"must be 1 to {longest} characters")
     if any(unicodedata.category(c)[0] == "C" or c in _BLANK for c in text):
         raise ValueError("must not contain control or invisible characters")
+    if any(unicodedata.category(c) in ("Zl", "Zp") for c in text):  # U+2028, U+2029
+        raise ValueError("must be one line (no line or paragraph separators)")
     if not any(unicodedata.category(c)[0] in "LNPS" for c in text):
         raise ValueError("must contain a visible character")
     marks = 0
