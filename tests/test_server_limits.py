@@ -219,6 +219,36 @@ def test_room_names_refuse_control_and_direction_characters(make: Make, name: st
     assert c.post("/api/rooms", json={"name": ""}).status_code == 200
 
 
+@pytest.mark.parametrize("host, key", [
+    ("203.0.113.7", "203.0.113.7"),
+    ("2001:db8:1:2:aaaa:bbbb:cccc:dddd", "2001:db8:1:2::/64"),
+    ("2001:DB8:1:2::9", "2001:db8:1:2::/64"),
+    ("::ffff:203.0.113.7", "203.0.113.7"),
+    ("fe80::1%eth0", "fe80::/64"),
+    ("testclient", "testclient"),
+])
+def test_an_ipv6_client_is_counted_by_its_64_network(host: str, key: str) -> None:
+    from hzmj.server.guard import address_key
+
+    assert address_key(host) == key
+
+
+def test_addresses_of_one_ipv6_network_share_a_rate_limit(tmp_path: Path) -> None:
+    # one subscriber holds a whole /64: a new address per request is not a new allowance
+    cfg = ServerConfig(db=str(tmp_path / "v6.db"), bot_workers=0, create_burst=2,
+                       create_per_minute=1)
+    app = create_app(cfg)
+    codes = []
+    with TestClient(app, client=("2001:db8:7:7::1", 5000)) as first:
+        codes.append(first.post("/api/rooms", json={}).status_code)
+        for n in range(2, 4):
+            with TestClient(app, client=(f"2001:db8:7:7::{n}", 5000)) as other:
+                codes.append(other.post("/api/rooms", json={}).status_code)
+        with TestClient(app, client=("2001:db8:7:8::1", 5000)) as elsewhere:
+            codes.append(elsewhere.post("/api/rooms", json={}).status_code)
+    assert codes == [200, 200, 429, 200]
+
+
 def test_taking_seats_is_rate_limited_per_address(make: Make) -> None:
     c = make(join_burst=2, join_per_minute=1)
     rooms = [c.post("/api/rooms", json={}).json()["room_id"] for _ in range(3)]

@@ -7,6 +7,7 @@ only enforces them (documented in ``docs/protocol.md``, "Limits").
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import logging
 import re
@@ -116,9 +117,26 @@ class BucketsByKey:
 
 
 def client_address(request: HTTPConnection) -> str:
-    """The client's address as the rate limits know it (behind a trusted proxy, the
-    forwarded one: ``hzmj serve --forwarded-allow-ips``)."""
-    return request.client.host if request.client else "?"
+    """The client's address as the rate limits and room bans know it (behind a trusted
+    proxy, the forwarded one: ``hzmj serve --forwarded-allow-ips``): an IPv4 address as
+    it is, an IPv6 one as its ``/64`` network (``"2001:db8:1:2::/64"``: one subscriber
+    holds a whole /64, so counting each address would give it 2^64 allowances), an
+    IPv4-mapped IPv6 address as the IPv4 one; anything else (a test client's name) as
+    given, ``"?"`` when there is none."""
+    return address_key(request.client.host) if request.client else "?"
+
+
+def address_key(host: str) -> str:
+    """The key :func:`client_address` counts ``host`` under."""
+    try:
+        ip = ipaddress.ip_address(host.split("%", 1)[0])  # a zone ("fe80::1%eth0") dropped
+    except ValueError:
+        return host
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
 
 
 class Strikes:
