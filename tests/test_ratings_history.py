@@ -105,6 +105,7 @@ def test_migration_upgrades_an_existing_database(tmp_path: Path) -> None:
     """A database made before accounts existed (revision 0001) keeps its rooms."""
     from alembic import command
     from alembic.config import Config
+    from alembic.script import ScriptDirectory
 
     db = tmp_path / "old.db"
     cfg = Config()
@@ -127,8 +128,10 @@ def test_migration_upgrades_an_existing_database(tmp_path: Path) -> None:
     asyncio.run(migrate(engine))
     asyncio.run(engine.dispose())
     with sqlite3.connect(db) as conn:
-        assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [("0004",)]  # the newest revision
-        assert conn.execute("SELECT id, name FROM rooms").fetchall() == [("r1", "old")]
+        newest = ScriptDirectory.from_config(cfg).get_current_head()
+        assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [(newest,)]
+        assert conn.execute("SELECT id, name, removed FROM rooms").fetchall() == [
+            ("r1", "old", None)]  # 0005's column, empty for an old room
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
     assert {"accounts", "sessions", "match_players", "ratings"} <= tables
 

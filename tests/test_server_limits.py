@@ -280,6 +280,37 @@ def test_a_player_the_owner_removed_cannot_rejoin_from_their_address(
     assert c.post(f"/api/rooms/{room}/seats", json={"name": "kid"}).status_code == 200
 
 
+def test_a_removal_ban_survives_a_restart_and_ends_at_the_start(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hzmj.server import app as app_module
+
+    monkeypatch.setattr(app_module, "client_address",
+                        lambda request: request.headers.get("x-from", "192.0.2.1"))
+    cfg = ServerConfig(db=str(tmp_path / "bans.db"), bot_delay=0, hand_pause=0, bot_workers=0,
+                       claim_pause_scale=0)
+    squatter, mate = {"x-from": "203.0.113.9"}, {"x-from": "198.51.100.7"}
+    with TestClient(create_app(cfg)) as c:
+        room = c.post("/api/rooms", json={"rules": {"players": 3}}).json()["room_id"]
+        owner = c.post(f"/api/rooms/{room}/seats", json={"name": "ann"}).json()
+        auth = {"Authorization": f"Bearer {owner['token']}"}
+        taken = c.post(f"/api/rooms/{room}/seats", json={"name": "sq"}, headers=squatter)
+        c.post(f"/api/rooms/{room}/seats", json={"name": "kid"}, headers=mate)
+    with TestClient(create_app(cfg)) as c:  # a restart (or the room moved to another node)
+        again = c.post(f"/api/rooms/{room}/seats", json={"name": "sq"}, headers=squatter)
+        assert again.status_code == 409  # full: the seat is still the squatter's
+        seat = taken.json()["seat"]
+        assert c.delete(f"/api/rooms/{room}/seats/{seat}", headers=auth).status_code == 200
+    with TestClient(create_app(cfg)) as c:
+        again = c.post(f"/api/rooms/{room}/seats", json={"name": "sq"}, headers=squatter)
+        assert again.status_code == 403 and again.json()["code"] == "removed"
+        assert c.post(f"/api/rooms/{room}/bots", json={"seat": seat},
+                      headers=auth).status_code == 200
+        assert c.post(f"/api/rooms/{room}/start", headers=auth).status_code == 200
+    with sqlite3.connect(tmp_path / "bans.db") as db:  # no address outlives the open room
+        assert db.execute("SELECT removed FROM rooms").fetchall() == [(None,)]
+        assert db.execute("SELECT address FROM seats").fetchall() == [(None,)] * 3
+
+
 def test_the_live_room_cap_answers_503_with_a_reason(make: Make) -> None:
     c = make(max_rooms=2)
     assert [c.post("/api/rooms", json={}).status_code for _ in range(2)] == [200, 200]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import json
 import logging
 import secrets
 import time
@@ -68,6 +69,7 @@ T = TypeVar("T")
 
 SEND_QUEUE_LIMIT = 5000  # messages waiting for a slow client before it is dropped
 STORAGE_RETRY_SECONDS = 1.0  # after a write the database refused, bots and clocks wait
+MAX_REMOVED = 64  # removal bans a room keeps (each is one address or IPv6 /64)
 MOVING = "the room is stopping here (server restart or move); try again"
 # the owner who handed their own seat to a bot keeps the token to run the room, never
 # to play, escape for or 托管 the bot's seat (a chosen deal and a bot's name)
@@ -131,7 +133,7 @@ class Seat:
     expiries: int = 0
     away_since: float | None = None  # monotonic time; None while a client is connected
     ready: bool = False  # marked ready in the waiting room
-    address: str | None = None  # the client address that took it (memory only)
+    address: str | None = None  # the client address that took it (kept while open)
     connections: list[Connection] = field(default_factory=list)
 
     @property
@@ -140,7 +142,8 @@ class Seat:
 
     def stored(self) -> StoredSeat:
         assert self.name is not None
-        return StoredSeat(self.index, self.name, self.token_hash, self.bot, self.left)
+        return StoredSeat(self.index, self.name, self.token_hash, self.bot, self.left,
+                          self.address)
 
 
 @dataclass
@@ -858,8 +861,10 @@ class Room:
             raise RoomError(409, f"seat {seat} is already free", "seat_free")
         for conn in s.connections:
             conn.close(4403, "the owner removed you from this seat")
-        if s.address is not None and s.address != self.seats[owner].address:
+        if (s.address is not None and s.address != self.seats[owner].address
+                and s.address not in self.removed and len(self.removed) < MAX_REMOVED):
             self.removed.add(s.address)  # not the owner's own network (friends at home)
+            await self.store.update_room(self.id, removed=json.dumps(sorted(self.removed)))
         self.seats[seat] = Seat(seat)
         self.bots.pop(seat, None)
         await self.store.delete_seat(self.id, seat)
@@ -886,6 +891,11 @@ class Room:
         # seed_fixed stays true only for a deal the client chose: no rating counts it
         await self.store.update_room(self.id, status="running", seed=self.seed,
                                      seed_fixed=self.seed_fixed)
+        # nobody joins a started room: its addresses and bans are not kept any longer
+        self.removed.clear()
+        for s in self.seats:
+            s.address = None
+        await self.store.forget_addresses(self.id)
         now = time.monotonic()
         for s in self.seats:
             if s.bot is None and not s.connections:
@@ -1119,7 +1129,10 @@ class Room:
         now = time.monotonic()
         for st in stored.seats:
             room.seats[st.seat] = Seat(st.seat, st.name, st.token_hash, st.bot, st.left,
-                                       away_since=now if st.bot is None else None)
+                                       away_since=now if st.bot is None else None,
+                                       address=st.address)
+        if stored.status == "open":
+            room.removed = {a for a in stored.removed if isinstance(a, str)}
         if stored.status != "open":
             match = Match(room.rules, room.seed)
             room.match = match

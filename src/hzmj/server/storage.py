@@ -118,6 +118,8 @@ class RoomRow(Base):
     created_at: Mapped[float] = mapped_column(Float)
     record: Mapped[str | None] = mapped_column(Text, nullable=True)  # once over
     epoch: Mapped[int] = mapped_column(BigInteger, default=0)  # fencing token (0003)
+    # addresses the owner removed players from, a JSON list, while open (0005)
+    removed: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class SeatRow(Base):
@@ -130,6 +132,7 @@ class SeatRow(Base):
     token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
     bot: Mapped[str | None] = mapped_column(String(32), nullable=True)
     left: Mapped[bool] = mapped_column(Boolean, default=False)
+    address: Mapped[str | None] = mapped_column(String(64), nullable=True)  # while open (0005)
 
 
 class ActionRow(Base):
@@ -149,6 +152,7 @@ class StoredSeat:
     token_hash: str | None
     bot: str | None
     left: bool
+    address: str | None = None  # the client's rate-limit key, kept while the room is open
 
 
 @dataclass
@@ -167,6 +171,7 @@ class StoredRoom:
     seats: list[StoredSeat] = field(default_factory=list)
     actions: list[dict[str, Any]] = field(default_factory=list)
     record: dict[str, Any] | None = None
+    removed: list[str] = field(default_factory=list)  # addresses banned while open
 
 
 class StaleOwnerError(RuntimeError):
@@ -234,6 +239,15 @@ class Store:
             await self._check_fence(conn, room_id, exclusive=True)
             await conn.execute(update(RoomRow).where(RoomRow.id == room_id).values(**values))
 
+    async def forget_addresses(self, room_id: str) -> None:
+        """Drop the room's seat addresses and removal bans (its match has started: nobody
+        joins any more, so no address is kept longer than the open room needs it)."""
+        async with writing(self.engine) as conn:
+            await self._check_fence(conn, room_id, exclusive=True)
+            await conn.execute(update(RoomRow).where(RoomRow.id == room_id).values(removed=None))
+            await conn.execute(update(SeatRow).where(SeatRow.room_id == room_id)
+                               .values(address=None))
+
     async def save_seat(self, room_id: str, seat: StoredSeat) -> None:
         async with writing(self.engine) as conn:
             await self._check_fence(conn, room_id)
@@ -241,7 +255,7 @@ class Store:
                                                      SeatRow.seat == seat.seat))
             await conn.execute(insert(SeatRow).values(
                 room_id=room_id, seat=seat.seat, name=seat.name, token_hash=seat.token_hash,
-                bot=seat.bot, left=seat.left))
+                bot=seat.bot, left=seat.left, address=seat.address))
 
     async def delete_seat(self, room_id: str, seat: int) -> None:
         async with writing(self.engine) as conn:
@@ -440,7 +454,8 @@ class Store:
                      else query.where(RoomRow.status.in_(statuses)))
             rooms = {r.id: StoredRoom(r.id, r.name, _json(r.rules), r.seed, r.status,
                                       r.owner_seat, r.salt, r.seed_fixed, r.created_at,
-                                      record=_json(r.record) if r.record else None)
+                                      record=_json(r.record) if r.record else None,
+                                      removed=(_json(r.removed) or []) if r.removed else [])
                      for r in (await conn.execute(query.order_by(RoomRow.created_at))).all()}
             if not rooms:
                 return []
@@ -449,7 +464,7 @@ class Store:
                                        .order_by(SeatRow.seat))
             for s in seats.all():
                 rooms[s.room_id].seats.append(
-                    StoredSeat(s.seat, s.name, s.token_hash, s.bot, s.left))
+                    StoredSeat(s.seat, s.name, s.token_hash, s.bot, s.left, s.address))
             running = [i for i in ids if rooms[i].status == "running"]
             if running:
                 actions = await conn.execute(select(ActionRow).where(
