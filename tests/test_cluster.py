@@ -334,6 +334,44 @@ def test_expiry_and_eviction_free_the_lease_and_nobody_takes_the_room_back(
     assert httpx.get(f"{nodes[0].base}/api/matches/{finished}/record").status_code == 200
 
 
+def test_a_proxied_spectator_counts_under_its_own_address(nodes: list[Node],
+                                                          redis_url: str) -> None:
+    """The spectator cap is per client address: a WebSocket a node proxies to the room's
+    owner counts under the client's address (signed by the proxying node), not the
+    node's own, which would lock every proxied spectator out once 32 were watching."""
+    import socket
+
+    from websockets.sync.client import connect
+
+    r = redis.Redis.from_url(redis_url)
+    room = post(nodes[0].base, "/api/rooms", {"rules": {}, "name": "watched"}).json()["room_id"]
+    holder = owner(r, room)
+    at_owner = next(n for n in nodes if n.name == holder)
+    other = next(n for n in nodes if n.name != holder)
+    path = f"/ws/rooms/{room}"
+    direct = [connect(at_owner.base.replace("http", "ws") + path) for _ in range(32)]
+    try:
+        for ws in direct:  # 127.0.0.1's whole allowance, at the owner
+            assert json.loads(ws.recv(timeout=10))["type"] == "room"
+        with connect(at_owner.base.replace("http", "ws") + path) as extra:
+            with pytest.raises(ConnectionClosed) as refused:
+                extra.recv(timeout=10)
+            assert refused.value.rcvd is not None and refused.value.rcvd.code == 4429
+        host, port = other.base.removeprefix("http://").split(":")
+        sock = socket.create_connection((host, int(port)), source_address=("127.0.0.2", 0))
+        with connect(other.base.replace("http", "ws") + path, sock=sock) as proxied:
+            assert json.loads(proxied.recv(timeout=10))["type"] == "room"
+        # a client cannot name its own address: an unsigned header is not believed
+        with connect(at_owner.base.replace("http", "ws") + path, additional_headers={
+                "x-hzmj-proxied": "n9", "x-hzmj-client": "198.51.100.1 forged"}) as forged:
+            with pytest.raises(ConnectionClosed) as refused:
+                forged.recv(timeout=10)
+            assert refused.value.rcvd is not None and refused.value.rcvd.code == 4429
+    finally:
+        for ws in direct:
+            ws.close()
+
+
 def test_the_browser_plays_on_through_a_non_owner_across_a_kill(
         nodes: list[Node], redis_url: str, page_at: Any) -> None:  # noqa: F811
     """The page comes from a node that does not own the room (a draining one: placement

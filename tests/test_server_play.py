@@ -371,6 +371,46 @@ def test_between_hands_a_snapshot_shows_the_hand_that_ended_not_the_next(
         proc.stop()
 
 
+def test_a_restart_between_hands_opens_the_gate_again(tmp_path: Path) -> None:
+    # killed while the gate waited: the restored room waits again, shows the hand that
+    # ended (never the next one, RULES §13) and deals on when the player is ready
+    proc = ServerProcess(tmp_path / "gate.db", {"HZMJ_READY_SECONDS": "60"}).start()
+    try:
+        room, token = room_with_bots(proc.base, SHORT, seed=11)
+
+        async def first() -> dict[str, Any]:
+            async with Client(proc.ws_base, room, token) as me:
+                await me.until(lambda m: m["type"] == "snapshot")
+                post(proc.base, f"/api/rooms/{room}/start", token=token)
+                end = await _until_hand_end(me)
+                await me.until(lambda m: m["type"] == "room" and m["room"]["gate"])
+                return end
+
+        end = asyncio.run(first())
+        proc.kill()
+        proc.start()
+
+        async def again() -> None:
+            async with Client(proc.ws_base, room, token) as me:
+                info = await me.until(lambda m: m["type"] == "room")
+                assert info["room"]["gate"] is not None and info["room"]["gate"]["hand_no"] == 2
+                snap = await me.until(lambda m: m["type"] == "snapshot")
+                view = snap["view"]
+                assert (view["hand_no"], view["phase"]) == (1, "over")
+                assert sorted(view["hand"]) == sorted(end["event"]["hands"][0]["concealed"])
+                await asyncio.sleep(0.5)
+                assert not any(is_event("hand_start")(m) or m["type"] == "prompt"
+                               for m in me.messages)
+                await me.send({"type": "ready"})
+                start = await me.until(is_event("hand_start"), timeout=10)
+                assert start["event"]["hand_no"] == 2
+                await me.until(lambda m: m["type"] == "clock")
+
+        asyncio.run(again())
+    finally:
+        proc.stop()
+
+
 def test_waiting_room_ready_marks_and_the_owner_removes_a_seat(server: ServerProcess) -> None:
     r = post(server.base, "/api/rooms", {"rules": {"players": 3}, "seed": 5})
     room = r.json()["room_id"]

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import hashlib
+import hmac
 import json
 import logging
 import math
@@ -58,6 +60,9 @@ NODES, LOAD, LIVE, INFOS, LOBBY = (PREFIX + k for k in ("nodes", "load", "live",
                                                         "lobby"))
 FORWARDED = "hzmj.forwarded"  # scope key of a request a node runs for another node
 PROXIED = b"x-hzmj-proxied"  # header of a WebSocket a node proxies to the owner
+CLIENT = b"x-hzmj-client"  # with it: the client's address and the cluster's signature
+SECRET = PREFIX + "secret"  # the nodes' shared key for CLIENT signatures
+INTERNAL = b"x-hzmj-"  # header names only nodes may send (stripped from what clients send)
 ROOM_PATH = re.compile(r"^/(?:api/rooms|api/matches|ws/rooms)/([^/]+)")
 HOP_HEADERS = {b"host", b"connection", b"upgrade", b"content-length"}
 
@@ -145,6 +150,7 @@ class ClusterLobby(Lobby):
         self._release = self.redis.register_script(RELEASE)
         self.app: ASGIApp | None = None  # the whole application, for forwarded requests
         self.owned: set[str] = set()  # rooms whose lease this node holds
+        self.secret = b""  # the cluster's key (Redis SECRET), read at every heartbeat
         self.draining = False
         self._dirty: set[str] = set()
         self._wake_flush = asyncio.Event()
@@ -304,6 +310,8 @@ class ClusterLobby(Lobby):
                 await self._lost(room_id)
         if not self.draining and await self.redis.exists(drain_key(self.node_id)):
             self._spawn(self.drain())
+        await self.redis.set(SECRET, secrets.token_hex(32), nx=True)
+        self.secret = str(await self.redis.get(SECRET) or "").encode()
         beat = json.dumps({"url": self.url, "rooms": len(self.owned),
                            "draining": self.draining, "pid": os.getpid(), "at": time.time()})
         async with self.redis.pipeline(transaction=False) as pipe:
@@ -544,6 +552,26 @@ async def _read_body(receive: Receive) -> bytes:
     return b"".join(chunks)
 
 
+def sign_client(secret: bytes, node: str, host: str, path: str) -> str:
+    """The :data:`CLIENT` header a node adds to a WebSocket it proxies for the client at
+    ``host``: ``"HOST SIGNATURE"`` (HMAC-SHA256 over the proxying node, host and path)."""
+    mac = hmac.new(secret, f"{node}\n{host}\n{path}".encode(), hashlib.sha256).hexdigest()
+    return f"{host} {mac}"
+
+
+def proxied_client(secret: bytes, scope: Scope) -> str | None:
+    """The client's host a proxied WebSocket's :data:`CLIENT` header names, if a node of
+    this cluster signed it; ``None`` otherwise (no header, a forged or stale signature,
+    no key yet)."""
+    headers = dict(scope.get("headers", []))
+    node, claimed = headers.get(PROXIED), headers.get(CLIENT)
+    if not secret or node is None or claimed is None:
+        return None
+    host, _, _ = claimed.decode("latin-1").partition(" ")
+    expected = sign_client(secret, node.decode("latin-1"), host, scope.get("path", ""))
+    return host if hmac.compare_digest(expected.encode(), claimed) else None
+
+
 class ClusterRouter:
     """ASGI middleware: sends requests and WebSockets for rooms owned by another node
     there; everything else (and everything when not in a cluster) passes through."""
@@ -555,8 +583,15 @@ class ClusterRouter:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         lobby = self.lobby()
         if (not isinstance(lobby, ClusterLobby) or scope["type"] not in ("http", "websocket")
-                or scope.get(FORWARDED)
-                or any(k == PROXIED for k, _ in scope.get("headers", []))):
+                or scope.get(FORWARDED)):
+            await self.app(scope, receive, send)
+            return
+        if any(k == PROXIED for k, _ in scope.get("headers", [])):
+            # a node proxies a client's WebSocket here: that client's address counts (the
+            # spectator cap is per address), not the proxying node's, if a node signed it
+            host = proxied_client(lobby.secret, scope)
+            if host is not None:
+                scope = {**scope, "client": (host, 0)}
             await self.app(scope, receive, send)
             return
         if scope["type"] == "http":
@@ -620,7 +655,12 @@ class ClusterRouter:
             query = scope.get("query_string", b"").decode("latin-1")
             headers = [(k.decode("latin-1"), v.decode("latin-1"))
                        for k, v in scope["headers"]
-                       if k not in HOP_HEADERS and not k.startswith(b"sec-websocket")]
+                       if k not in HOP_HEADERS and not k.startswith((b"sec-websocket",
+                                                                     INTERNAL))]
+            client = scope.get("client")
+            if client and lobby.secret:
+                headers.append((CLIENT.decode(), sign_client(lobby.secret, lobby.node_id,
+                                                             client[0], scope["path"])))
             # the seat token travels as a subprotocol (never in a URL): pass them all on
             offered = [Subprotocol(p) for p in scope.get("subprotocols") or []]
             try:

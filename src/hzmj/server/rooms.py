@@ -1137,15 +1137,26 @@ class Room:
             match = Match(room.rules, room.seed)
             room.match = match
             room._mark_hand_origin()
+            finished = None  # the hand origin of a hand the last action ended
             for raw in stored.actions:
                 hand = match.hand_no
                 match.apply(action_from_json(raw))
+                finished = None
                 if match.hand_no != hand and not match.over:
+                    finished = room.hand_origin
                     room._mark_hand_origin()
             room.published = len(match.log)
             room.shown_hand = match.hand_no
             if match.over:
                 room.over_at = now
+            elif finished is not None:
+                # stopped between two hands: the gate opens again (no one has acted in
+                # the next hand, which stays hidden until every seat is ready)
+                room.hand_origin = finished
+                seq = max(i for i, e in enumerate(match.log) if e.type == "hand_start")
+                room.published = seq
+                room.shown_hand = match.hand_no - 1
+                room._open_gate(seq, now)
         return room
 
 
