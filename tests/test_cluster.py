@@ -12,6 +12,7 @@ provide both."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -349,8 +350,9 @@ def test_a_proxied_spectator_counts_under_its_own_address(nodes: list[Node],
     at_owner = next(n for n in nodes if n.name == holder)
     other = next(n for n in nodes if n.name != holder)
     path = f"/ws/rooms/{room}"
-    direct = [connect(at_owner.base.replace("http", "ws") + path) for _ in range(32)]
-    try:
+    with contextlib.ExitStack() as held:
+        direct = [held.enter_context(connect(at_owner.base.replace("http", "ws") + path))
+                  for _ in range(32)]
         for ws in direct:  # 127.0.0.1's whole allowance, at the owner
             assert json.loads(ws.recv(timeout=10))["type"] == "room"
         with connect(at_owner.base.replace("http", "ws") + path) as extra:
@@ -367,9 +369,6 @@ def test_a_proxied_spectator_counts_under_its_own_address(nodes: list[Node],
             with pytest.raises(ConnectionClosed) as refused:
                 forged.recv(timeout=10)
             assert refused.value.rcvd is not None and refused.value.rcvd.code == 4429
-    finally:
-        for ws in direct:
-            ws.close()
 
 
 def test_the_browser_plays_on_through_a_non_owner_across_a_kill(

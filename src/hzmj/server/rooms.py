@@ -1153,9 +1153,10 @@ class Room:
                 # stopped between two hands: the gate opens again (no one has acted in
                 # the next hand, which stays hidden until every seat is ready)
                 room.hand_origin = finished
-                seq = max(i for i, e in enumerate(match.log) if e.type == "hand_start")
+                starts = [i for i, e in enumerate(match.log) if e.type == "hand_start"]
+                seq = starts[-1]
                 room.published = seq
-                room.shown_hand = match.hand_no - 1
+                room.shown_hand = int(match.log[starts[-2]].data["hand_no"])
                 room._open_gate(seq, now)
         return room
 
