@@ -45,9 +45,10 @@ def unicode_text(text: str) -> str:
 def player_name(text: str, longest: int = 24) -> str:
     """A name shown to other players (display names, seat names): 1–``longest``
     characters after trimming, no control or invisible (Unicode ``C*``) characters, no
-    line or paragraph separators (``Zl``, ``Zp``), no blank-looking letters, at most two combining marks in a row, and nothing that reads
-    as the name that stands for deleted accounts (compared after NFKC, case folding and
-    collapsing white space, so full-width letters or a no-break space do not pass).
+    line or paragraph separators (``Zl``, ``Zp``), no blank-looking letters, at most two
+    combining marks in a row, and nothing that reads as the name that stands for deleted
+    accounts (compared after NFKC, case folding and collapsing white space, so full-width
+    letters or a no-break space do not pass).
 
     Raises ``ValueError`` with the reason."""
     text = unicodedata.normalize("NFC", unicode_text(text).strip())

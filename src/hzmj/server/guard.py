@@ -131,7 +131,7 @@ def address_key(host: str) -> str:
     try:
         ip = ipaddress.ip_address(host.split("%", 1)[0])  # a zone ("fe80::1%eth0") dropped
     except ValueError:
-        return host
+        return host[:64]  # stored with an open room's seats (64 characters)
     if isinstance(ip, ipaddress.IPv6Address):
         if ip.ipv4_mapped is not None:
             return str(ip.ipv4_mapped)

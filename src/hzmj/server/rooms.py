@@ -888,14 +888,14 @@ class Room:
                 self.bots[s.index] = get_bot(s.bot, bot_seed(self.seed, s.index))
         self._mark_hand_origin()
         self.published = len(self.match.log)
-        # seed_fixed stays true only for a deal the client chose: no rating counts it
-        await self.store.update_room(self.id, status="running", seed=self.seed,
-                                     seed_fixed=self.seed_fixed)
+        # seed_fixed stays true only for a deal the client chose: no rating counts it;
         # nobody joins a started room: its addresses and bans are not kept any longer
+        await self.store.update_room(self.id, status="running", seed=self.seed,
+                                     seed_fixed=self.seed_fixed, removed=None,
+                                     forget_addresses=True)
         self.removed.clear()
         for s in self.seats:
             s.address = None
-        await self.store.forget_addresses(self.id)
         now = time.monotonic()
         for s in self.seats:
             if s.bot is None and not s.connections:
