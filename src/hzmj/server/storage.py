@@ -239,12 +239,15 @@ class Store:
             await self._check_fence(conn, room_id, exclusive=True)
             await conn.execute(update(RoomRow).where(RoomRow.id == room_id).values(**values))
 
-    async def forget_addresses(self, room_id: str) -> None:
-        """Drop the room's seat addresses and removal bans (its match has started: nobody
-        joins any more, so no address is kept longer than the open room needs it)."""
+    async def forget_addresses(self, room_id: str, **values: Any) -> None:
+        """Drop the room's seat addresses and removal bans, with the room's other
+        ``values`` in the same transaction (its new status: the match started, or the
+        room expired or was quarantined; nobody joins any more, so no address is kept
+        longer than the open room needs it)."""
         async with writing(self.engine) as conn:
             await self._check_fence(conn, room_id, exclusive=True)
-            await conn.execute(update(RoomRow).where(RoomRow.id == room_id).values(removed=None))
+            await conn.execute(update(RoomRow).where(RoomRow.id == room_id)
+                               .values(removed=None, **values))
             await conn.execute(update(SeatRow).where(SeatRow.room_id == room_id)
                                .values(address=None))
 
