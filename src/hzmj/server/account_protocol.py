@@ -28,9 +28,25 @@ def username(text: str) -> str:
 
 
 # letters that render as nothing although Unicode files them as letters or marks
-# (Hangul fillers, braille blank, combining grapheme joiner, Mongolian selectors)
-_BLANK = frozenset("\u034f\u115f\u1160\u2800\u3164\uffa0\u180b\u180c\u180d\u180e\u180f")
+# (Hangul fillers, braille blank, combining grapheme joiner, Mongolian selectors, Khmer
+# inherent vowels)
+_BLANK = frozenset("\u034f\u115f\u1160\u2800\u3164\uffa0\u180b\u180c\u180d\u180e\u180f"
+                   "\u17b4\u17b5")
 _MAX_MARKS = 2  # combining marks in a row (stacked accents hide the letters around them)
+
+
+def _hidden_selector(before: str, c: str) -> bool:
+    """A variation selector (a mark that renders as nothing) where it selects nothing:
+    ``Alice`` + U+FE0F looks like ``Alice``.  Kept: U+FE0E/U+FE0F right after a symbol
+    or a keycap's digit (emoji: ❤️, 1️⃣) and an ideographic variation selector right
+    after a CJK ideograph; any other, and two in a row, are hidden characters."""
+    o = ord(c)
+    if o in (0xFE0E, 0xFE0F):
+        return not before or not (unicodedata.category(before)[0] == "S"
+                                  or before in "0123456789#*")
+    if 0xE0100 <= o <= 0xE01EF:
+        return not before or not unicodedata.name(before, "").startswith("CJK ")
+    return 0xFE00 <= o <= 0xFE0D
 
 
 def unicode_text(text: str) -> str:
@@ -54,7 +70,8 @@ def player_name(text: str, longest: int = 24) -> str:
     text = unicodedata.normalize("NFC", unicode_text(text).strip())
     if not 1 <= len(text) <= longest:
         raise ValueError(f"must be 1 to {longest} characters")
-    if any(unicodedata.category(c)[0] == "C" or c in _BLANK for c in text):
+    if any(unicodedata.category(c)[0] == "C" or c in _BLANK
+           or _hidden_selector(text[i - 1] if i else "", c) for i, c in enumerate(text)):
         raise ValueError("must not contain control or invisible characters")
     if any(unicodedata.category(c) in ("Zl", "Zp") for c in text):  # U+2028, U+2029
         raise ValueError("must be one line (no line or paragraph separators)")

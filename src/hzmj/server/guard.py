@@ -7,6 +7,7 @@ only enforces them (documented in ``docs/protocol.md``, "Limits").
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import json
 import logging
@@ -131,7 +132,11 @@ def address_key(host: str) -> str:
     try:
         ip = ipaddress.ip_address(host.split("%", 1)[0])  # a zone ("fe80::1%eth0") dropped
     except ValueError:
-        return host[:64]  # stored with an open room's seats (64 characters)
+        # not an address (a name a proxy forwarded): as given, or its digest if it is
+        # longer than the 64 characters a seat stores (PostgreSQL refused the join)
+        if len(host) <= 64:
+            return host
+        return "name:" + hashlib.sha256(host.encode("utf-8", "surrogatepass")).hexdigest()[:40]
     if isinstance(ip, ipaddress.IPv6Address):
         if ip.ipv4_mapped is not None:
             return str(ip.ipv4_mapped)

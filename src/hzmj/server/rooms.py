@@ -17,6 +17,7 @@ act.  A bot thinks in a task of its own, so the room keeps serving its humans me
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import json
 import logging
@@ -819,11 +820,23 @@ class Room:
         s = self.seats[seat]
         s.name, s.token_hash, s.bot, s.away_since = name, hash_token(token), None, None
         s.address = address
-        await self.store.save_seat(self.id, s.stored())
+        saved = False
+        try:
+            await self.store.save_seat(self.id, s.stored())
+            saved = True
+            if self.owner is None:
+                await self.store.update_room(self.id, owner_seat=seat)
+        except Exception:
+            # the client is told nothing changed (503 storage) and gets no token: the seat
+            # must stay free, or it is held by nobody until the owner removes it
+            self.seats[seat] = Seat(seat)
+            if saved:
+                with contextlib.suppress(Exception):
+                    await self.store.delete_seat(self.id, seat)
+            raise
         self.active_at = time.monotonic()
         if self.owner is None:
             self.owner = seat
-            await self.store.update_room(self.id, owner_seat=seat)
         self._broadcast_room()
         return seat, token
 
@@ -883,16 +896,17 @@ class Room:
             self.seed = secrets.randbits(62)  # no client decides a deal a human plays
             self.seed_fixed = False
         self.match = Match(self.rules, self.seed)
-        for s in self.seats:  # seeded from the deal that is played, recorded
-            if s.bot is not None:
-                self.bots[s.index] = get_bot(s.bot, bot_seed(self.seed, s.index))
+        # seeded from the deal that is played, recorded; only the seats that are bots now
+        # (a seat its owner gave a bot and then left, taken by a player since, has none)
+        self.bots = {s.index: get_bot(s.bot, bot_seed(self.seed, s.index))
+                     for s in self.seats if s.bot is not None}
         self._mark_hand_origin()
         self.published = len(self.match.log)
-        # seed_fixed stays true only for a deal the client chose: no rating counts it;
+        # seed_fixed stays true only for a deal the client chose: no rating counts it
         # nobody joins a started room: its addresses and bans are not kept any longer
-        await self.store.update_room(self.id, status="running", seed=self.seed,
-                                     seed_fixed=self.seed_fixed, removed=None,
-                                     forget_addresses=True)
+        # (one transaction with the start: no crash between them keeps them)
+        await self.store.forget_addresses(self.id, status="running", seed=self.seed,
+                                          seed_fixed=self.seed_fixed)
         self.removed.clear()
         for s in self.seats:
             s.address = None
@@ -921,6 +935,7 @@ class Room:
             for conn in s.connections:
                 conn.close(1000, "you left the room")
             self.seats[seat] = Seat(seat)
+            self.bots.pop(seat, None)  # the owner's own seat may have been a bot's
             await self.store.delete_seat(self.id, seat)
             if self.owner == seat:
                 humans = [x.index for x in self.seats if x.taken and x.bot is None]
@@ -1223,13 +1238,13 @@ class Lobby:
         if stored.status not in ("open", "running"):
             return None  # over, expired or quarantined: nothing to run
         if stored.status == "open" and stored.created_at + self.config.open_idle < time.time():
-            await self.store.update_room(stored.id, status="expired")
+            await self.store.forget_addresses(stored.id, status="expired")
             return None
         try:
             room = Room.restore(stored, self.store, self.config, self.thinker)
         except Exception:
             log.exception("room %s cannot be rebuilt; quarantined", stored.id)
-            await self.store.update_room(stored.id, status="broken")
+            await self.store.forget_addresses(stored.id, status="broken")
             self.quarantined.append(stored.id)
             return None
         self.rooms[room.id] = room
@@ -1295,7 +1310,7 @@ class Lobby:
                 # watchers alone keep no open room: a spectator socket per room held the
                 # server's room cap
                 try:
-                    await self.store.update_room(room.id, status="expired")
+                    await self.store.forget_addresses(room.id, status="expired")
                 except StaleOwnerError:
                     continue  # another node owns it now and drops it here
                 reason = "the room expired"

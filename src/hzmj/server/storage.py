@@ -234,17 +234,22 @@ class Store:
                 id=room_id, name=name, rules=rules, seed=seed, salt=salt, seed_fixed=seed_fixed,
                 status="open", owner_seat=None, created_at=time.time()))
 
-    async def update_room(self, room_id: str, *, forget_addresses: bool = False,
-                          **values: Any) -> None:
-        """Set the room row's columns ``values``; ``forget_addresses``: in the same
-        transaction, drop every seat's address (the match starts: nobody joins now, so no
-        address is kept longer than the open room needs it)."""
+    async def update_room(self, room_id: str, **values: Any) -> None:
         async with writing(self.engine) as conn:
             await self._check_fence(conn, room_id, exclusive=True)
             await conn.execute(update(RoomRow).where(RoomRow.id == room_id).values(**values))
-            if forget_addresses:
-                await conn.execute(update(SeatRow).where(SeatRow.room_id == room_id)
-                                   .values(address=None))
+
+    async def forget_addresses(self, room_id: str, **values: Any) -> None:
+        """Drop the room's seat addresses and removal bans, with the room's other
+        ``values`` in the same transaction (its new status: the match started, or the
+        room expired or was quarantined; nobody joins any more, so no address is kept
+        longer than the open room needs it)."""
+        async with writing(self.engine) as conn:
+            await self._check_fence(conn, room_id, exclusive=True)
+            await conn.execute(update(RoomRow).where(RoomRow.id == room_id)
+                               .values(removed=None, **values))
+            await conn.execute(update(SeatRow).where(SeatRow.room_id == room_id)
+                               .values(address=None))
 
     async def save_seat(self, room_id: str, seat: StoredSeat) -> None:
         async with writing(self.engine) as conn:
