@@ -849,3 +849,46 @@ def test_reveal_melds_render_their_physical_tiles(server: _Server, page_at: Any)
       return Object.fromEntries(texts.map((x) => [x, meldTiles(x)]));
     }""", list(melds))
     assert rendered == melds
+
+
+# ------------------------------------------------------------------ ux-fixes (helper review)
+
+
+SETTLEMENT_DEMO = """async () => {
+  const { dialog, settlementElement } = await import('/static/render.js');
+  const hand = { concealed: ['1m', '2m', '3m', '4p', '5p', '6p', '7s', '8s', '9s', '1z', '1z', '5z', '7z'],
+                 melds: [] };
+  const board = { rules: { caishen_mode: 'flip', base_score: 1 }, caishen: '5m', n: 4 };
+  const he = { result: 'draw', payments: [], deltas: [0, 0, 0, 0], points: [50, 50, 50, 50],
+               hands: [hand, hand, hand, hand], dealer: 0, notes: [] };
+  const names = ['Alice', 'Bob', 'Carol', 'Dan'];
+  const body = document.createElement('div');
+  for (let i = 0; i < 3; i += 1) body.append(settlementElement(board, he, names));
+  dialog('结算', body, [['继续']]);
+}"""
+
+
+def test_settlement_rows_span_the_table_and_nothing_shows_below_the_buttons(
+        server: _Server, page_at: Any) -> None:
+    """A revealed hand's row is a table row as wide as the table (it was a flex row: the
+    own area's "hand-row" class, so its line and tiles stopped short), and on a phone the
+    settlement scrolled to its end shows nothing under the sticky 继续 bar (the phone
+    padding put a strip of scrolled tiles there)."""
+    page = page_at(390, 844)
+    page.goto(server.base + "/")
+    page.evaluate(SETTLEMENT_DEMO)
+    modal = page.locator("dialog.modal")
+    sync_api.expect(modal.locator("tr.reveal-row")).to_have_count(12)
+    rows = page.evaluate("""() => [...document.querySelectorAll('table.deltas')].map((t) => {
+      const row = t.querySelector('tr.reveal-row');
+      return [getComputedStyle(row).display, getComputedStyle(row.cells[0]).display,
+              row.getBoundingClientRect().width, t.getBoundingClientRect().width]; })""")
+    for display, cell, row_w, table_w in rows:
+        assert (display, cell) == ("table-row", "table-cell"), rows
+        assert abs(row_w - table_w) <= 1, rows
+    modal.evaluate("n => n.scrollTo(0, n.scrollHeight)")
+    page.wait_for_timeout(100)
+    gap = page.evaluate("""() => { const d = document.querySelector('dialog.modal');
+      return d.getBoundingClientRect().bottom - d.querySelector('.buttons').getBoundingClientRect().bottom; }""")
+    assert gap <= 1, f"{gap}px of the scrolled settlement show under the buttons"
+    shot(page, "ux-settlement-390.png")

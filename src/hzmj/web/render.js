@@ -413,7 +413,8 @@ export function settlementElement(current, he, names) {
     h("td", {}, seatLabel(names, i), i === he.dealer ? ` (${t("dealer")})` : ""),
     h("td.delta", { dataset: { sign: Math.sign(d) } }, d > 0 ? `+${d}` : String(d)),
     h("td.total", {}, `${he.points[i]} ${t("points")}`)),
-    i === he.winner ? null : h("tr.hand-row", {}, h("td.hand", { colspan: 3 },
+    // not "hand-row" / "hand": the own area's flex rows, which broke the table's rows
+    i === he.winner ? null : h("tr.reveal-row", {}, h("td.reveal-cell", { colspan: 3 },
       handTiles(board, he.hands?.[i])))]))));
   return h("div.settlement", {}, parts);
 }
