@@ -892,3 +892,23 @@ def test_settlement_rows_span_the_table_and_nothing_shows_below_the_buttons(
       return d.getBoundingClientRect().bottom - d.querySelector('.buttons').getBoundingClientRect().bottom; }""")
     assert gap <= 1, f"{gap}px of the scrolled settlement show under the buttons"
     shot(page, "ux-settlement-390.png")
+
+
+def test_auto_play_by_the_clock_is_explained_and_its_settlements_stay(
+        people_server: _Server, page_at: Any) -> None:
+    """A seat the server puts under 托管 (two clock expiries) is told why, and under 托管
+    a hand's settlement stays until it is closed: the next hand's gate closes at once, and
+    closing the settlement with it flashed it for a few milliseconds."""
+    page = page_at(1280, 800)
+    create_room_with_bots(page, people_server.base, 5,
+                          numbers={"claim_seconds": 1, "turn_seconds": 1})
+    # nobody plays seat 0: its clock expires twice and the server turns 托管 on
+    sync_api.expect(page.locator(".toast")).to_contain_text("托管", timeout=30000)
+    sync_api.expect(page.locator("label.auto input")).to_be_checked()
+    settlement = page.locator("dialog.modal .settlement")
+    sync_api.expect(settlement).to_be_visible(timeout=120000)
+    sync_api.expect(page.locator(".hand-no")).to_contain_text("2", timeout=30000)
+    page.wait_for_timeout(500)
+    sync_api.expect(settlement).to_be_visible()
+    page.locator("dialog.modal .buttons button").click()
+    sync_api.expect(page.locator("dialog.modal")).to_have_count(0)

@@ -49,6 +49,8 @@ const STRINGS = {
   lock: ["锁", "lock"],
   locked_by: ["{0} 打财神：抓打圈", "{0} discarded the wild: others draw-and-discard"],
   auto: ["托管", "Auto-play"],
+  auto_by_server: ["你超时或掉线了，现由机器人托管；取消勾选“托管”即可自己打",
+    "You ran out of time or lost the connection, so a bot plays for you (托管); untick Auto-play to play again"],
   hint: ["提示", "Suggest"],
   shanten: ["向听", "Shanten"],
   tenpai: ["听牌", "Ready"],

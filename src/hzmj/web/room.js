@@ -161,8 +161,15 @@ export class RoomPage {
         break;
       case "room": {
         const gateWas = this.room?.gate;
+        const autoWas = this.mySeatInfo(this.room)?.auto;
         this.room = msg.room;
-        if (gateWas && !msg.room.gate) this.closeSettlement();
+        // the server put this seat under 托管 (clock expiries, away): say why the bot plays
+        const now = this.mySeatInfo(msg.room);
+        if (autoWas === false && now?.auto && !now.left && this.autoWanted !== true) {
+          this.toast(t("auto_by_server"), 8000);
+        }
+        // the gate closes at once under 托管: the settlement stays until it is closed
+        if (gateWas && !msg.room.gate && !this.autoOn) this.closeSettlement();
         this.refreshRatings();
         break;
       }
@@ -314,6 +321,12 @@ export class RoomPage {
     if (handleKey(ev, this.ctx())) ev.preventDefault();
   }
 
+  /** This browser's seat in a RoomInfo (undefined for a spectator). */
+  mySeatInfo(room) {
+    const seat = this.mine?.seat;
+    return seat === undefined || seat === null ? undefined : room?.seats.find((x) => x.seat === seat);
+  }
+
   /** 托管 as the server sees it (it also turns on after repeated timeouts). */
   get autoOn() {
     const s = this.room?.seats.find((x) => x.seat === this.mine?.seat);
@@ -402,10 +415,10 @@ export class RoomPage {
     location.href = "/";
   }
 
-  toast(text) {
+  toast(text, ms = 3500) {
     const node = h("div.toast", { role: "status" }, text);
     document.body.append(node);
-    setTimeout(() => node.remove(), 3500);
+    setTimeout(() => node.remove(), ms);
   }
 
   // ---------------------------------------------------------------- rendering
