@@ -43,6 +43,13 @@ export class RoomPage {
     this.clock = null; // the latest clock message: whose timer runs (presence)
     this.unknown = false; // the room does not exist: a friendly page, no reconnecting
     document.addEventListener("keydown", (ev) => this.onKey(ev));
+    // a dropped network often leaves the socket open but silent (no close for minutes):
+    // say so at once, and start a fresh socket (and snapshot) when the network is back
+    window.addEventListener("offline", () => {
+      this.disconnected = true;
+      this.render();
+    });
+    window.addEventListener("online", () => this.reconnectNow());
     setInterval(() => this.tick(), 200);
   }
 
@@ -118,6 +125,21 @@ export class RoomPage {
       this.retry = Math.min(this.retry + 1, 5);
       setTimeout(() => this.connect(), 400 * this.retry);
     };
+  }
+
+  /** Drop the current socket, whatever state it believes it is in, and connect again. */
+  reconnectNow() {
+    if (this.unknown) return;
+    const old = this.ws;
+    this.ws = null;
+    if (old) {
+      old.onopen = null;
+      old.onclose = null;
+      old.onmessage = null;
+      old.close();
+    }
+    this.retry = 0;
+    this.connect();
   }
 
   send(msg) {
