@@ -953,3 +953,50 @@ def test_landscape_phone_keeps_the_hand_on_screen_and_a_dropped_network_shows(
             pass
         page.wait_for_timeout(300)
     sync_api.expect(page.locator(".own .discards .tile")).to_have_count(discards + 1)
+
+
+def test_sound_icon_one_banner_at_a_time_and_the_tables_words(
+        server: _Server, page_at: Any) -> None:
+    """The sound switch is drawn (the 🔊 emoji was a box where no emoji font is installed);
+    a new banner replaces the one still shown (a bot's 碰 and yours, or a win and the next
+    deal, overlapped unreadably); the English table says "Wall", "level 1", "You", and its
+    log reads as sentences ("Bob Discard 5 dots"); a self-draw is logged as 自摸, not 胡."""
+    page = page_at(390, 844)
+    page.goto(server.base + "/")
+    mute = page.locator("button.mute")
+    sync_api.expect(mute.locator("svg.icon-sound")).to_have_count(1)
+    assert "🔊" not in mute.inner_text()
+    mute.click()
+    sync_api.expect(mute.locator("svg.icon-mute")).to_have_count(1)
+    mute.click()
+    got = page.evaluate("""async () => {
+      const { banner } = await import('/static/feedback.js');
+      const { eventLine } = await import('/static/render.js');
+      const { levelName, setLang, t } = await import('/static/i18n.js');
+      banner('甲 碰!');
+      banner('乙 碰!');
+      const shown = [...document.querySelectorAll('.fx-banner')].map((n) => n.textContent);
+      const b = { n: 2 };
+      const names = ['Alice', 'Bob'];
+      const win = { type: 'win', seat: 1, self_draw: true, score: { names: { zh: '平胡' } } };
+      const lines = [];
+      setLang('en');
+      lines.push(eventLine(b, { type: 'discard', seat: 1, tile: '5p' }, names),
+        eventLine(b, { type: 'pong', seat: 0, tile: '1z' }, names), eventLine(b, win, names));
+      const words = [t('live'), levelName(1), t('you_chip')];
+      setLang('zh');
+      lines.push(eventLine(b, win, names),
+        eventLine(b, { ...win, self_draw: false }, names));
+      return { shown, lines, words };
+    }""")
+    assert got["shown"] == ["乙 碰!"]
+    assert got["lines"] == ["seat 2 Bob discards 5 dots", "seat 1 Alice pongs East",
+                            "seat 2 Bob wins by self-draw: 平胡", "2号位 Bob 自摸 平胡",
+                            "2号位 Bob 胡 平胡"]
+    assert got["words"] == ["Wall", "level 1", "You"]
+    # on a phone the switch is its icon alone, and the header keeps to one row
+    sync_api.expect(mute.locator(".label")).to_be_hidden()
+    tops = page.evaluate("[...document.querySelectorAll('header.top > *')]"
+                         ".map((n) => Math.round(n.getBoundingClientRect().top))")
+    assert max(tops) - min(tops) <= 8, tops
+    page.locator("header").screenshot(path=str(ARTIFACTS / "ux-header-390.png"))
