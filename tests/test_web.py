@@ -1000,3 +1000,30 @@ def test_sound_icon_one_banner_at_a_time_and_the_tables_words(
                          ".map((n) => Math.round(n.getBoundingClientRect().top))")
     assert max(tops) - min(tops) <= 8, tops
     page.locator("header").screenshot(path=str(ARTIFACTS / "ux-header-390.png"))
+
+
+TARGETS = """(selector) => [...document.querySelectorAll(selector)]
+  .filter((n) => n.getBoundingClientRect().width > 0)
+  .map((n) => [n.className || n.tagName, Math.round(n.getBoundingClientRect().height)])"""
+
+
+def test_touch_targets_on_a_phone_are_at_least_40px(server: _Server, browser: Any) -> None:
+    """On a touch screen the lobby's fields and buttons, the header's links and switches
+    and the table's toolbar (托管, 提示, 战绩, 快捷语, 离开) are ≥ 40 px tall (17–32 px)."""
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
+                              is_mobile=True, device_scale_factor=2)
+    try:
+        page = ctx.new_page()
+        page.set_default_timeout(15000)
+        page.goto(server.base + "/")
+        lobby = page.evaluate(TARGETS, "form.create button, form.create select, "
+                              "form.create input:not([type=checkbox]), header button, "
+                              "header a:not(.home)")
+        assert lobby and min(hgt for _, hgt in lobby) >= 40, lobby
+        create_room_with_bots(page, server.base, 3)
+        toolbar = page.evaluate(TARGETS, ".toolbar button, .toolbar summary, .toolbar label.auto")
+        assert len(toolbar) >= 5 and min(hgt for _, hgt in toolbar) >= 40, toolbar
+        assert no_horizontal_scroll(page)
+        shot(page, "ux-touch-table-390.png")
+    finally:
+        ctx.close()
