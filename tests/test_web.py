@@ -1027,3 +1027,23 @@ def test_touch_targets_on_a_phone_are_at_least_40px(server: _Server, browser: An
         shot(page, "ux-touch-table-390.png")
     finally:
         ctx.close()
+
+
+def test_waiting_room_tells_the_owner_to_start(server: _Server, page_at: Any) -> None:
+    """Every seat filled: the owner reads "press Start" (it read 等待开始…, as if someone
+    else would); an empty leaderboard has no "1." in front of "no ratings yet"."""
+    page = page_at(1280, 800)
+    page.goto(server.base + "/")
+    empty = page.locator("ol.leaderboard li.empty")
+    if empty.count():
+        assert empty.evaluate("n => getComputedStyle(n).listStyleType") == "none"
+    page.fill("#player-name", "Alice")
+    page.click("button.create-room")
+    page.wait_for_url("**/room/**")
+    sync_api.expect(page.locator(".buttons .note")).to_contain_text("3 个空位")
+    for left in (2, 1, 0):
+        page.locator("button.add-bot").first.click()
+        sync_api.expect(page.locator("button.add-bot")).to_have_count(left)
+    sync_api.expect(page.locator(".buttons .note")).to_have_text("座位已坐满：点“开始”开局")
+    sync_api.expect(page.locator("button.start")).to_be_enabled()
+    shot(page, "ux-waiting-full.png")

@@ -618,8 +618,10 @@ export class RoomPage {
         isOwner ? h("button.start", { onclick: () => this.ownerCall("start", {}),
           disabled: room.free_seats.length ? true : null }, t("start")) : null,
         this.token ? h("button.leave", { onclick: () => this.leave() }, t("leave")) : null,
+        // every seat filled: the owner is the one who starts, not one who waits
         h("span.note", {}, room.status !== "open" ? ""
-          : room.free_seats.length ? t("seats_to_fill", room.free_seats.length) : t("waiting"))));
+          : room.free_seats.length ? t("seats_to_fill", room.free_seats.length)
+            : isOwner ? t("press_start") : t("waiting"))));
   }
 
   async removeSeat(seat) {
