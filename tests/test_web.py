@@ -849,3 +849,201 @@ def test_reveal_melds_render_their_physical_tiles(server: _Server, page_at: Any)
       return Object.fromEntries(texts.map((x) => [x, meldTiles(x)]));
     }""", list(melds))
     assert rendered == melds
+
+
+# ------------------------------------------------------------------ ux-fixes (helper review)
+
+
+SETTLEMENT_DEMO = """async () => {
+  const { dialog, settlementElement } = await import('/static/render.js');
+  const hand = { concealed: ['1m', '2m', '3m', '4p', '5p', '6p', '7s', '8s', '9s', '1z', '1z', '5z', '7z'],
+                 melds: [] };
+  const board = { rules: { caishen_mode: 'flip', base_score: 1 }, caishen: '5m', n: 4 };
+  const he = { result: 'draw', payments: [], deltas: [0, 0, 0, 0], points: [50, 50, 50, 50],
+               hands: [hand, hand, hand, hand], dealer: 0, notes: [] };
+  const names = ['Alice', 'Bob', 'Carol', 'Dan'];
+  const body = document.createElement('div');
+  for (let i = 0; i < 3; i += 1) body.append(settlementElement(board, he, names));
+  dialog('结算', body, [['继续']]);
+}"""
+
+
+def test_settlement_rows_span_the_table_and_nothing_shows_below_the_buttons(
+        server: _Server, page_at: Any) -> None:
+    """A revealed hand's row is a table row as wide as the table (it was a flex row: the
+    own area's "hand-row" class, so its line and tiles stopped short), and on a phone the
+    settlement scrolled to its end shows nothing under the sticky 继续 bar (the phone
+    padding put a strip of scrolled tiles there)."""
+    page = page_at(390, 844)
+    page.goto(server.base + "/")
+    page.evaluate(SETTLEMENT_DEMO)
+    modal = page.locator("dialog.modal")
+    sync_api.expect(modal.locator("tr.reveal-row")).to_have_count(12)
+    rows = page.evaluate("""() => [...document.querySelectorAll('table.deltas')].map((t) => {
+      const row = t.querySelector('tr.reveal-row');
+      return [getComputedStyle(row).display, getComputedStyle(row.cells[0]).display,
+              row.getBoundingClientRect().width, t.getBoundingClientRect().width]; })""")
+    for display, cell, row_w, table_w in rows:
+        assert (display, cell) == ("table-row", "table-cell"), rows
+        assert abs(row_w - table_w) <= 1, rows
+    modal.evaluate("n => n.scrollTo(0, n.scrollHeight)")
+    page.wait_for_timeout(100)
+    gap = page.evaluate("""() => { const d = document.querySelector('dialog.modal');
+      return d.getBoundingClientRect().bottom - d.querySelector('.buttons').getBoundingClientRect().bottom; }""")
+    assert gap <= 1, f"{gap}px of the scrolled settlement show under the buttons"
+    shot(page, "ux-settlement-390.png")
+
+
+def test_auto_play_by_the_clock_is_explained_and_its_settlements_stay(
+        people_server: _Server, page_at: Any) -> None:
+    """A seat the server puts under 托管 (two clock expiries) is told why, and under 托管
+    a hand's settlement stays until it is closed: the next hand's gate closes at once, and
+    closing the settlement with it flashed it for a few milliseconds."""
+    page = page_at(1280, 800)
+    create_room_with_bots(page, people_server.base, 5,
+                          numbers={"claim_seconds": 1, "turn_seconds": 1})
+    # nobody plays seat 0: its clock expires twice and the server turns 托管 on
+    sync_api.expect(page.locator(".toast")).to_contain_text("托管", timeout=30000)
+    sync_api.expect(page.locator("label.auto input")).to_be_checked()
+    settlement = page.locator("dialog.modal .settlement")
+    sync_api.expect(settlement).to_be_visible(timeout=120000)
+    sync_api.expect(page.locator(".hand-no")).to_contain_text("2", timeout=30000)
+    page.wait_for_timeout(500)
+    sync_api.expect(settlement).to_be_visible()
+    page.locator("dialog.modal .buttons button").click()
+    sync_api.expect(page.locator("dialog.modal")).to_have_count(0)
+
+
+def test_landscape_phone_keeps_the_hand_on_screen_and_a_dropped_network_shows(
+        server: _Server, page_at: Any) -> None:
+    """844×390: your hand is on screen without scrolling (it was below the fold on every
+    turn, 4 players or 2), also above a claim bar.  A dropped network says so at once (the
+    socket stayed open and silent: no banner, a frozen clock at 0 s) and the table is live
+    again when the network is back."""
+    page = page_at(844, 390)
+    room_id = create_room_with_bots(page, server.base, find_seed("pong", 12, stop_at_pong=True),
+                                    numbers={"claim_seconds": 20, "turn_seconds": 90})
+    sync_api.expect(page.locator(".own .hand .hand-tile").first).to_be_in_viewport(ratio=1)
+    sync_api.expect(page.locator(".own .hand .hand-tile").last).to_be_in_viewport(ratio=1)
+    shot(page, "ux-landscape-hand.png")
+    play_until(page, ".claim-pong", 120, keyboard=False, app=server.app, room_id=room_id)
+    for button in (".claim-pong", ".claim-pass"):
+        sync_api.expect(page.locator(button)).to_be_in_viewport(ratio=1)
+    hand = page.locator(".own .hand").bounding_box()
+    bar = page.locator(".claim-bar").bounding_box()
+    assert hand is not None and bar is not None
+    assert hand["y"] + hand["height"] <= bar["y"] + 1, (hand, bar)  # not under the claim bar
+    shot(page, "ux-landscape-claim.png")
+    page.locator(".claim-pong").click()
+    sync_api.expect(page.locator('.own-melds .meld[data-type="pong"]')).to_have_count(1)
+    sync_api.expect(page.locator(".hand-tile.playable").first).to_be_visible()
+    discards = page.locator(".own .discards .tile").count()
+    page.context.set_offline(True)
+    sync_api.expect(page.locator("p.banner")).to_be_visible(timeout=3000)
+    shot(page, "ux-landscape-offline.png")
+    page.context.set_offline(False)
+    sync_api.expect(page.locator("p.banner")).to_have_count(0, timeout=10000)
+    # live again: the discard after the pong goes through the new socket (its snapshot
+    # re-renders the hand, and the prompt follows it: a click may meet the old hand)
+    deadline = time.time() + 15
+    while page.locator(".own .discards .tile").count() == discards and time.time() < deadline:
+        try:
+            page.locator(".hand-tile.playable").last.dblclick(timeout=1000)
+        except sync_api.Error:
+            pass
+        page.wait_for_timeout(300)
+    sync_api.expect(page.locator(".own .discards .tile")).to_have_count(discards + 1)
+
+
+def test_sound_icon_one_banner_at_a_time_and_the_tables_words(
+        server: _Server, page_at: Any) -> None:
+    """The sound switch is drawn (the 🔊 emoji was a box where no emoji font is installed);
+    a new banner replaces the one still shown (a bot's 碰 and yours, or a win and the next
+    deal, overlapped unreadably); the English table says "Wall", "level 1", "You", and its
+    log reads as sentences ("Bob Discard 5 dots"); a self-draw is logged as 自摸, not 胡."""
+    page = page_at(390, 844)
+    page.goto(server.base + "/")
+    mute = page.locator("button.mute")
+    sync_api.expect(mute.locator("svg.icon-sound")).to_have_count(1)
+    assert "🔊" not in mute.inner_text()
+    mute.click()
+    sync_api.expect(mute.locator("svg.icon-mute")).to_have_count(1)
+    mute.click()
+    got = page.evaluate("""async () => {
+      const { banner } = await import('/static/feedback.js');
+      const { eventLine } = await import('/static/render.js');
+      const { levelName, setLang, t } = await import('/static/i18n.js');
+      banner('甲 碰!');
+      banner('乙 碰!');
+      const shown = [...document.querySelectorAll('.fx-banner')].map((n) => n.textContent);
+      const b = { n: 2 };
+      const names = ['Alice', 'Bob'];
+      const win = { type: 'win', seat: 1, self_draw: true, score: { names: { zh: '平胡' } } };
+      const lines = [];
+      setLang('en');
+      lines.push(eventLine(b, { type: 'discard', seat: 1, tile: '5p' }, names),
+        eventLine(b, { type: 'pong', seat: 0, tile: '1z' }, names), eventLine(b, win, names));
+      const words = [t('live'), levelName(1), t('you_chip')];
+      setLang('zh');
+      lines.push(eventLine(b, win, names),
+        eventLine(b, { ...win, self_draw: false }, names));
+      return { shown, lines, words };
+    }""")
+    assert got["shown"] == ["乙 碰!"]
+    assert got["lines"] == ["seat 2 Bob discards 5 dots", "seat 1 Alice pongs East",
+                            "seat 2 Bob wins by self-draw: 平胡", "2号位 Bob 自摸 平胡",
+                            "2号位 Bob 胡 平胡"]
+    assert got["words"] == ["Wall", "level 1", "You"]
+    # on a phone the switch is its icon alone, and the header keeps to one row
+    sync_api.expect(mute.locator(".label")).to_be_hidden()
+    tops = page.evaluate("[...document.querySelectorAll('header.top > *')]"
+                         ".map((n) => Math.round(n.getBoundingClientRect().top))")
+    assert max(tops) - min(tops) <= 8, tops
+    page.locator("header").screenshot(path=str(ARTIFACTS / "ux-header-390.png"))
+
+
+TARGETS = """(selector) => [...document.querySelectorAll(selector)]
+  .filter((n) => n.getBoundingClientRect().width > 0)
+  .map((n) => [n.className || n.tagName, Math.round(n.getBoundingClientRect().height)])"""
+
+
+def test_touch_targets_on_a_phone_are_at_least_40px(server: _Server, browser: Any) -> None:
+    """On a touch screen the lobby's fields and buttons, the header's links and switches
+    and the table's toolbar (托管, 提示, 战绩, 快捷语, 离开) are ≥ 40 px tall (17–32 px)."""
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
+                              is_mobile=True, device_scale_factor=2)
+    try:
+        page = ctx.new_page()
+        page.set_default_timeout(15000)
+        page.goto(server.base + "/")
+        lobby = page.evaluate(TARGETS, "form.create button, form.create select, "
+                              "form.create input:not([type=checkbox]), header button, "
+                              "header a:not(.home)")
+        assert lobby and min(hgt for _, hgt in lobby) >= 40, lobby
+        create_room_with_bots(page, server.base, 3)
+        toolbar = page.evaluate(TARGETS, ".toolbar button, .toolbar summary, .toolbar label.auto")
+        assert len(toolbar) >= 5 and min(hgt for _, hgt in toolbar) >= 40, toolbar
+        assert no_horizontal_scroll(page)
+        shot(page, "ux-touch-table-390.png")
+    finally:
+        ctx.close()
+
+
+def test_waiting_room_tells_the_owner_to_start(server: _Server, page_at: Any) -> None:
+    """Every seat filled: the owner reads "press Start" (it read 等待开始…, as if someone
+    else would); an empty leaderboard has no "1." in front of "no ratings yet"."""
+    page = page_at(1280, 800)
+    page.goto(server.base + "/")
+    empty = page.locator("ol.leaderboard li.empty")
+    if empty.count():
+        assert empty.evaluate("n => getComputedStyle(n).listStyleType") == "none"
+    page.fill("#player-name", "Alice")
+    page.click("button.create-room")
+    page.wait_for_url("**/room/**")
+    sync_api.expect(page.locator(".buttons .note")).to_contain_text("3 个空位")
+    for left in (2, 1, 0):
+        page.locator("button.add-bot").first.click()
+        sync_api.expect(page.locator("button.add-bot")).to_have_count(left)
+    sync_api.expect(page.locator(".buttons .note")).to_have_text("座位已坐满：点“开始”开局")
+    sync_api.expect(page.locator("button.start")).to_be_enabled()
+    shot(page, "ux-waiting-full.png")

@@ -220,7 +220,7 @@ export function leaderboardElement() {
     }, h("a", { href: `/players/${encodeURIComponent(e.id)}` },
       e.kind === "bot" ? botName(e.id.replace(/^bot:/, "")) : e.display_name), " ",
     h("span.seat-rating", {}, `≈${ratingText(e.rating)}`), " ",
-    h("small", {}, `(${e.matches} ${tr("matches")})`))) : [h("li", {}, tr("no_ratings"))]));
+    h("small", {}, `(${e.matches} ${tr("matches")})`))) : [h("li.empty", {}, tr("no_ratings"))]));
   }).catch((e) => list.replaceChildren(h("li.error", {}, e.message)));
   return section;
 }

@@ -3,7 +3,7 @@
 // phrases (快捷语) players send each other.
 
 import { bi, t } from "./i18n.js";
-import { h } from "./render.js";
+import { h, icon } from "./render.js";
 import { tileElement } from "./tiles.js";
 
 const MUTE_KEY = "hzmj.mute";
@@ -40,8 +40,10 @@ export function headerTools(rerender, toggleLang) {
   };
   return h("span.header-tools", {},
     h("a.rules-nav", { href: "/rules", target: "_blank", rel: "noopener" }, t("rules_link")),
+    // on a phone the icon alone (the words wrapped the header onto a second row)
     h("button.mute", { onclick: toggleMute, "aria-pressed": muted() ? "true" : "false",
-      title: t("sound") }, muted() ? `🔇 ${t("mute")}` : `🔊 ${t("sound")}`),
+      title: t("sound"), "aria-label": t("sound") },
+    icon(muted() ? "mute" : "sound"), h("span.label", {}, t(muted() ? "mute" : "sound"))),
     h("button.lang", { onclick: toggleLang, lang: t("lang") === "English" ? "en" : "zh-CN",
       title: "中文 / English" }, t("lang")));
 }
@@ -81,8 +83,10 @@ export function sound(name) {
   }
 }
 
-/** A large banner over the table for `ms` milliseconds. */
+/** A large banner over the table for `ms` milliseconds; it replaces the one still shown
+ * (two at one place, a pong and the next, or a win and the next deal, read as neither). */
 export function banner(content, kind = "", ms = 1300) {
+  document.querySelectorAll(".fx-banner").forEach((n) => n.remove());
   const node = h(`div.fx-banner${kind ? `.fx-${kind}` : ""}`, { role: "status" }, content);
   document.body.append(node);
   setTimeout(() => node.remove(), ms);

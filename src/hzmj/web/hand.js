@@ -71,7 +71,7 @@ export function ownArea(ctx) {
   const active = actions.length > 0 || (board.turn === me && board.phase === "turn");
   return h(`section.own-area.seat.own${active ? ".active" : ""}`,
     { dataset: { seat: me }, "aria-label": `${seatName(names, me)} (${t("you")})` },
-    h("div.seat-head", {}, h("span.seat-pos.you", {}, t("you")), ...seatLabels(board, me, me),
+    h("div.seat-head", {}, h("span.seat-pos.you", {}, t("you_chip")), ...seatLabels(board, me, me),
       h("span.seat-name", {}, seatName(names, me)), ratingChip(names, me),
       h("span.points", {}, `${p.points} ${t("points")}`), ...seatBadges(board, me),
       ...presenceChips(ctx.presence), turnChip(board, me)),

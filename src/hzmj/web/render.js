@@ -31,6 +31,12 @@ const ICONS = {
     ["path", { d: "M8 10V7a4 4 0 0 1 8 0v3", fill: "none", stroke: "currentColor", "stroke-width": 2.4 }]],
   copy: [["rect", { x: 8, y: 8, width: 12, height: 13, rx: 2, fill: "none", stroke: "currentColor", "stroke-width": 2 }],
     ["path", { d: "M5 16H4V4h11v1", fill: "none", stroke: "currentColor", "stroke-width": 2 }]],
+  // a speaker with sound waves, and one struck through (the 🔊/🔇 emoji were a box where
+  // no emoji font is installed)
+  sound: [["path", { d: "M3 9h4l5-4v14l-5-4H3z", fill: "currentColor" }],
+    ["path", { d: "M15.5 8.5a5 5 0 0 1 0 7M18.5 5.5a9 9 0 0 1 0 13", fill: "none", stroke: "currentColor", "stroke-width": 2, "stroke-linecap": "round" }]],
+  mute: [["path", { d: "M3 9h4l5-4v14l-5-4H3z", fill: "currentColor" }],
+    ["path", { d: "M16 9l6 6M22 9l-6 6", fill: "none", stroke: "currentColor", "stroke-width": 2, "stroke-linecap": "round" }]],
 };
 
 /** A small inline SVG icon (1em square, takes the text colour). */
@@ -413,7 +419,8 @@ export function settlementElement(current, he, names) {
     h("td", {}, seatLabel(names, i), i === he.dealer ? ` (${t("dealer")})` : ""),
     h("td.delta", { dataset: { sign: Math.sign(d) } }, d > 0 ? `+${d}` : String(d)),
     h("td.total", {}, `${he.points[i]} ${t("points")}`)),
-    i === he.winner ? null : h("tr.hand-row", {}, h("td.hand", { colspan: 3 },
+    // not "hand-row" / "hand": the own area's flex rows, which broke the table's rows
+    i === he.winner ? null : h("tr.reveal-row", {}, h("td.reveal-cell", { colspan: 3 },
       handTiles(board, he.hands?.[i])))]))));
   return h("div.settlement", {}, parts);
 }
@@ -474,10 +481,10 @@ export function eventLine(board, e, names) {
   switch (e.type) {
     case "hand_start": return `${t("hand_no", e.hand_no)} · ${t("dealer")} ${who(e.dealer)}`;
     case "draw": return null;
-    case "discard": return `${who(e.seat)} ${t("discard")} ${tileLabel(e.tile, lang)}`;
-    case "chow": case "pong": return `${who(e.seat)} ${t(e.type)} ${tileLabel(e.tile, lang)}`;
+    case "discard": return `${who(e.seat)} ${t("log_discard")} ${tileLabel(e.tile, lang)}`;
+    case "chow": case "pong": return `${who(e.seat)} ${t(`log_${e.type}`)} ${tileLabel(e.tile, lang)}`;
     case "kong": return `${who(e.seat)} ${t(`${e.kind}_kong`)}${e.tile ? ` ${tileLabel(e.tile, lang)}` : ""}`;
-    case "win": return `${who(e.seat)} ${t("win")} ${e.score?.names?.zh || ""}`;
+    case "win": return `${who(e.seat)} ${t(e.self_draw ? "log_self_draw" : "log_win")} ${e.score?.names?.zh || ""}`;
     case "hand_end": return e.result === "draw" ? t("draw_game") : null;
     case "escape": return t("escape", who(e.seat));
     case "match_end": return t("final");

@@ -43,6 +43,13 @@ export class RoomPage {
     this.clock = null; // the latest clock message: whose timer runs (presence)
     this.unknown = false; // the room does not exist: a friendly page, no reconnecting
     document.addEventListener("keydown", (ev) => this.onKey(ev));
+    // a dropped network often leaves the socket open but silent (no close for minutes):
+    // say so at once, and start a fresh socket (and snapshot) when the network is back
+    window.addEventListener("offline", () => {
+      this.disconnected = true;
+      this.render();
+    });
+    window.addEventListener("online", () => this.reconnectNow());
     setInterval(() => this.tick(), 200);
   }
 
@@ -120,6 +127,21 @@ export class RoomPage {
     };
   }
 
+  /** Drop the current socket, whatever state it believes it is in, and connect again. */
+  reconnectNow() {
+    if (this.unknown) return;
+    const old = this.ws;
+    this.ws = null;
+    if (old) {
+      old.onopen = null;
+      old.onclose = null;
+      old.onmessage = null;
+      old.close();
+    }
+    this.retry = 0;
+    this.connect();
+  }
+
   send(msg) {
     if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(msg));
   }
@@ -161,8 +183,15 @@ export class RoomPage {
         break;
       case "room": {
         const gateWas = this.room?.gate;
+        const autoWas = this.mySeatInfo(this.room)?.auto;
         this.room = msg.room;
-        if (gateWas && !msg.room.gate) this.closeSettlement();
+        // the server put this seat under 托管 (clock expiries, away): say why the bot plays
+        const now = this.mySeatInfo(msg.room);
+        if (autoWas === false && now?.auto && !now.left && this.autoWanted !== true) {
+          this.toast(t("auto_by_server"), 8000);
+        }
+        // the gate closes at once under 托管: the settlement stays until it is closed
+        if (gateWas && !msg.room.gate && !this.autoOn) this.closeSettlement();
         this.refreshRatings();
         break;
       }
@@ -314,6 +343,12 @@ export class RoomPage {
     if (handleKey(ev, this.ctx())) ev.preventDefault();
   }
 
+  /** This browser's seat in a RoomInfo (undefined for a spectator). */
+  mySeatInfo(room) {
+    const seat = this.mine?.seat;
+    return seat === undefined || seat === null ? undefined : room?.seats.find((x) => x.seat === seat);
+  }
+
   /** 托管 as the server sees it (it also turns on after repeated timeouts). */
   get autoOn() {
     const s = this.room?.seats.find((x) => x.seat === this.mine?.seat);
@@ -402,10 +437,10 @@ export class RoomPage {
     location.href = "/";
   }
 
-  toast(text) {
+  toast(text, ms = 3500) {
     const node = h("div.toast", { role: "status" }, text);
     document.body.append(node);
-    setTimeout(() => node.remove(), 3500);
+    setTimeout(() => node.remove(), ms);
   }
 
   // ---------------------------------------------------------------- rendering
@@ -583,8 +618,10 @@ export class RoomPage {
         isOwner ? h("button.start", { onclick: () => this.ownerCall("start", {}),
           disabled: room.free_seats.length ? true : null }, t("start")) : null,
         this.token ? h("button.leave", { onclick: () => this.leave() }, t("leave")) : null,
+        // every seat filled: the owner is the one who starts, not one who waits
         h("span.note", {}, room.status !== "open" ? ""
-          : room.free_seats.length ? t("seats_to_fill", room.free_seats.length) : t("waiting"))));
+          : room.free_seats.length ? t("seats_to_fill", room.free_seats.length)
+            : isOwner ? t("press_start") : t("waiting"))));
   }
 
   async removeSeat(seat) {
