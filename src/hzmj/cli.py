@@ -681,7 +681,9 @@ def serve_command(
              "https://mj.example.org behind a TLS proxy.")] = None,
     forwarded_allow_ips: Annotated[str, typer.Option(
         "--forwarded-allow-ips", metavar="IPS",
-        help="Proxies whose X-Forwarded-Proto/-For headers are trusted ('*': any).")]
+        help="Proxies whose X-Forwarded-Proto/-For headers are trusted; name them "
+             "('*' trusts any client's own header: the per-address limits then count "
+             "whatever address it names).")]
     = "127.0.0.1",
 ) -> None:
     """Run the table server: rooms, bots and real-time play over WebSocket.
