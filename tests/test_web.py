@@ -363,6 +363,12 @@ def test_pong_through_the_claim_bar_then_reload_restores_the_seat(
     # claim_seconds (they were below the fold, under the hand)
     for button in (".claim-pong", ".claim-pass"):
         sync_api.expect(page.locator(button)).to_be_in_viewport(ratio=1)
+    # and the whole hand is above the bar, both rows (the bar covered the second)
+    page.wait_for_function("""() => {
+        const hand = document.querySelector('.own .hand')?.getBoundingClientRect();
+        const bar = document.querySelector('.claim-bar')?.getBoundingClientRect();
+        return hand && bar && hand.top >= 0 && hand.bottom <= bar.top + 1;
+    }""", timeout=3000)
     shot(page, "table-390-claim.png")
     page.set_viewport_size({"width": 844, "height": 390})
     for button in (".claim-pong", ".claim-pass"):

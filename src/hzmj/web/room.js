@@ -505,6 +505,23 @@ export class RoomPage {
     ];
   }
 
+  // Phones: the claim bar is fixed at the screen's foot (RULES §6.3's window must be on
+  // screen); while it shows, the page keeps the own hand just above it (it covered the
+  // hand's second row while the player chose a chow), after the layout of each render.
+  keepHandAboveBar() {
+    const bar = this.root.querySelector(".claim-bar");
+    const hand = this.root.querySelector(".own-area .hand");
+    if (!bar || !hand || getComputedStyle(bar).position !== "fixed") {
+      document.body.style.paddingBottom = "";
+      return;
+    }
+    // room below the page's end for the bar, so that everything can scroll above it
+    const top = bar.getBoundingClientRect().top;
+    document.body.style.paddingBottom = `${Math.ceil(window.innerHeight - top) + 8}px`;
+    const over = hand.getBoundingClientRect().bottom - top + 6;
+    if (over > 0) window.scrollBy(0, over);
+  }
+
   render() {
     if (this.unknown) {
       this.root.replaceChildren(h("main.unknown-room", {}, h("h2", {}, t("room_unknown_title")),
@@ -528,6 +545,7 @@ export class RoomPage {
     }
     this.tick();
     this.renderHintPanel();
+    requestAnimationFrame(() => this.keepHandAboveBar());
   }
 
   statusLine() {
