@@ -644,6 +644,14 @@ def check_review_box(page: Any, base: str, room_id: str) -> None:
     if costly[0]["played"]["type"] in ("discard", "chow", "kong"):
         assert box.locator(".review-here .review-action .tile").count() >= 1
     shot(page, "replay-review.png")
+    # on a phone the review is below the board: a jump to a decision shows the board
+    page.set_viewport_size({"width": 390, "height": 844})
+    items.last.scroll_into_view_if_needed()
+    items.last.locator("button").click()
+    page.wait_for_function("() => { const t = document.querySelector('.table')"
+                           "?.getBoundingClientRect().top; return t > -2 && t < 200; }",
+                           timeout=3000)
+    page.set_viewport_size({"width": 1280, "height": 900})
     # another seat: the old review goes away until it is run for that seat
     box.locator("select.review-seat").select_option("0")
     sync_api.expect(box.locator(".review-summary")).to_have_count(0)

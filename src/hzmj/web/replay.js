@@ -101,6 +101,14 @@ function go(i) {
   render();
 }
 
+/** Bring the board into view when its top is off screen (a phone: the review sits below
+ * the board, and a jump to a decision left the player looking at the list). */
+function showBoard() {
+  const board = root.querySelector(".table");
+  const top = board?.getBoundingClientRect().top;
+  if (board && (top < 0 || top > window.innerHeight * 0.6)) board.scrollIntoView({ block: "start" });
+}
+
 // ---------------------------------------------------------------- autoplay
 
 function stop() {
@@ -325,7 +333,7 @@ function reviewBox() {
         note ? h("p.review-note", {}, note) : null);
     }
     parts.push(h("h4", {}, t("costliest")), h("ol.review-costliest", {},
-      r.costliest.map((d) => h("li", {}, h("button.link", { onclick: () => { stop(); go(shownIndex(d.index)); } },
+      r.costliest.map((d) => h("li", {}, h("button.link", { onclick: () => { stop(); go(shownIndex(d.index)); showBoard(); } },
         decisionLine(d, boardBefore(d.index), { withHand: true }))))));
   }
   return h("section.review-box", {}, parts);
