@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import socket
 import sqlite3
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,36 +15,20 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from hzmj.server.app import create_app, uvicorn_options
+from hzmj.server.app import create_app
 from hzmj.server.config import ServerConfig
+from test_server_support import uvicorn_thread
 
 # ------------------------------------------------------------------ slow clients
 
 
 @pytest.fixture
 def port(tmp_path: Path) -> Iterator[int]:
-    """A real uvicorn server (the request deadline lives in its HTTP protocol) with a
-    0.5 s deadline; uvicorn's keep-alive stays at its 5 s."""
-    import uvicorn
-
+    """A real uvicorn server with a 0.5 s deadline; uvicorn's keep-alive stays at its 5 s."""
     cfg = ServerConfig(db=str(tmp_path / "slow.db"), bot_workers=0, request_seconds=0.5,
                        bot_delay=0, hand_pause=0, claim_pause_scale=0)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        free = probe.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(cfg), host="127.0.0.1", port=free,
-                                           log_level="warning", **uvicorn_options(cfg)))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    end = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < end, "the server did not start"
-        time.sleep(0.05)
-    try:
+    with uvicorn_thread(cfg) as free:
         yield free
-    finally:
-        server.should_exit = True
-        thread.join(10)
 
 
 def closed_within(sock: socket.socket, seconds: float) -> bool:

@@ -506,25 +506,11 @@ def test_a_bad_setting_stops_the_server_at_start_with_its_name(
 
 def test_a_client_that_sends_its_request_slowly_is_disconnected(tmp_path: Path) -> None:
     import socket
-    import threading
 
-    import uvicorn
-
-    from hzmj.server.app import uvicorn_options
+    from test_server_support import uvicorn_thread
 
     cfg = ServerConfig(db=str(tmp_path / "slow.db"), bot_workers=0, request_seconds=0.5)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(cfg), host="127.0.0.1", port=port,
-                                           log_level="warning", **uvicorn_options(cfg)))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        end = time.monotonic() + 20
-        while not server.started:
-            assert time.monotonic() < end, "the server did not start"
-            time.sleep(0.05)
+    with uvicorn_thread(cfg) as port:
         slow = socket.create_connection(("127.0.0.1", port))
         silent = socket.create_connection(("127.0.0.1", port))
         slow.sendall(b"GET /api/health HTTP/1.1\r\nHost: x\r\n")  # and never the end
@@ -565,9 +551,6 @@ def test_a_client_that_sends_its_request_slowly_is_disconnected(tmp_path: Path) 
             time.sleep(1.0)  # twice the header deadline
             ws.send(json.dumps({"type": "snapshot"}))
             assert json.loads(ws.recv(timeout=5))["type"] in ("snapshot", "room")
-    finally:
-        server.should_exit = True
-        thread.join(10)
 
 
 def httpx_post(port: int, path: str) -> Any:

@@ -10,8 +10,10 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -250,3 +252,30 @@ def check_against_record(messages: list[dict[str, Any]], seat: int | None,
             assert msg["state_id"] == match.event_steps[msg["seq"]], msg
             compared += 1
     return compared
+
+
+@contextmanager
+def uvicorn_thread(cfg: Any) -> Iterator[int]:
+    """The app for ``cfg`` (a ``ServerConfig``) served by a real uvicorn in a thread, with
+    the options ``hzmj serve`` uses (the request deadline lives in its HTTP protocol);
+    yields the port."""
+    import uvicorn
+
+    from hzmj.server.app import create_app, uvicorn_options
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app(cfg), host="127.0.0.1", port=port,
+                                           log_level="warning", **uvicorn_options(cfg)))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        end = time.monotonic() + 20
+        while not server.started:
+            assert time.monotonic() < end, "the server did not start"
+            time.sleep(0.05)
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(10)
