@@ -260,9 +260,9 @@ export const OPTION_LABELS = {
   caishen_mode: ["财神", "Wild tile"],
   dealer_start_level: ["起庄", "Dealer start level"],
   discard_win: ["胡牌方式", "Winning"],
-  three_tan_contract: ["三摊承包", "Three-摊 contract"],
-  pong_counts_as_tan: ["碰算摊", "Pongs count as 摊"],
-  must_baotou_with_caishen: ["有财必拷响", "With a wild, win only by 爆头"],
+  three_tan_contract: ["三摊承包", "三摊承包 three-tan (摊) contract"],
+  pong_counts_as_tan: ["碰算摊", "碰算摊 pongs count as tan (摊)"],
+  must_baotou_with_caishen: ["有财必拷响", "有财必拷响 with a 财神 (wild), win only by baotou (爆头)"],
   cap: ["封顶", "Cap per share"],
   claim_seconds: ["吃碰时间（秒）", "Claim time (s)"],
   turn_seconds: ["出牌时间（秒）", "Turn time (s)"],
@@ -366,10 +366,10 @@ export function rulesSummary(r) {
   parts.push(zh ? v("dealer_start_level") : `dealer starts at level ${r.dealer_start_level}`);
   parts.push(zh ? v("discard_win") : r.discard_win ? "discard wins at level 3" : "self-draw wins only");
   parts.push(zh ? (r.three_tan_contract ? "三摊承包" : "无三摊承包")
-    : r.three_tan_contract ? "three-摊 contract" : "no 摊 contract");
+    : r.three_tan_contract ? "three-tan (三摊承包) contract" : "no tan (摊) contract");
   parts.push(zh ? (r.pong_counts_as_tan ? "碰算摊" : "碰不算摊")
-    : r.pong_counts_as_tan ? "pongs count as 摊" : "pongs are not 摊");
-  if (r.must_baotou_with_caishen) parts.push(zh ? "有财必拷响" : "with a wild only 爆头 wins");
+    : r.pong_counts_as_tan ? "pongs count as tan (碰算摊)" : "pongs are not tan (碰不算摊)");
+  if (r.must_baotou_with_caishen) parts.push(zh ? "有财必拷响" : "with a 财神 only baotou (爆头) wins");
   parts.push(r.cap === null || r.cap === undefined ? (zh ? "不封顶" : "no cap")
     : zh ? `封顶${r.cap}` : `cap ${r.cap}`);
   parts.push(zh ? `吃碰${r.claim_seconds}秒 · 出牌${r.turn_seconds}秒`
