@@ -728,7 +728,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None,
 
 def uvicorn_options(cfg: ServerConfig) -> dict[str, Any]:
     """uvicorn's settings for the table server: the WebSocket frame limit, the graceful
-    shutdown, and a deadline for request headers (:mod:`hzmj.server.slow`)."""
+    shutdown, and a deadline for each request and each write (:mod:`hzmj.server.slow`)."""
     return {"timeout_graceful_shutdown": GRACEFUL_SHUTDOWN, "ws_max_size": WS_MAX_FRAME,
             "ws_per_message_deflate": False, "http": request_deadline(cfg.request_seconds)}
 
