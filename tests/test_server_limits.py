@@ -412,6 +412,10 @@ def test_an_owner_who_gave_their_seat_to_a_bot_cannot_play_its_moves(make: Make)
         while (msg := ws.receive_json())["type"] != "error":
             pass
         assert msg["code"] == "bot_seat", msg
+        ws.send_json({"type": "phrase", "phrase": 0})  # nor speak as the bot
+        while (msg := ws.receive_json())["type"] not in ("error", "phrase"):
+            pass
+        assert msg["type"] == "error" and msg["code"] == "bot_seat", msg
 
 
 def test_spectators_joining_send_no_room_message_to_everyone(make: Make) -> None:

@@ -573,6 +573,8 @@ class Room:
     def _phrase(self, conn: Connection, msg: PhraseRequest) -> None:
         if conn.seat is None:
             raise Refused("spectator", "only players send quick phrases")
+        if self.seats[conn.seat].bot is not None:  # it would read as the bot's
+            raise Refused("bot_seat", BOT_SEAT)
         text = PhraseMsg(seat=conn.seat, phrase=msg.phrase).model_dump_json()
         for _, conns in self.all_connections():
             for c in conns:
