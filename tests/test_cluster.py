@@ -363,6 +363,11 @@ def test_a_proxied_spectator_counts_under_its_own_address(nodes: list[Node],
         sock = socket.create_connection((host, int(port)), source_address=("127.0.0.2", 0))
         with connect(other.base.replace("http", "ws") + path, sock=sock) as proxied:
             assert json.loads(proxied.recv(timeout=10))["type"] == "room"
+        # a client's own x-hzmj-proxied header on HTTP changes nothing: routed to the owner
+        taken = httpx.post(f"{other.base}/api/rooms/{room}/seats", json={"name": "via"},
+                           headers={"x-hzmj-proxied": "n9"}, timeout=10)
+        assert taken.status_code == 200, taken.text
+        assert httpx.get(f"{at_owner.base}/api/rooms/{room}").json()["free_seats"] == [1, 2, 3]
         # a client cannot name its own address: an unsigned header is not believed
         with connect(at_owner.base.replace("http", "ws") + path, additional_headers={
                 "x-hzmj-proxied": "n9", "x-hzmj-client": "198.51.100.1 forged"}) as forged:

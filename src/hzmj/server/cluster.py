@@ -586,14 +586,14 @@ class ClusterRouter:
                 or scope.get(FORWARDED)):
             await self.app(scope, receive, send)
             return
-        if any(k == PROXIED for k, _ in scope.get("headers", [])):
+        if scope["type"] == "websocket" and any(k == PROXIED for k, _ in scope["headers"]):
             # a node proxies a client's WebSocket here: that client's address counts (the
-            # spectator cap is per address), not the proxying node's, if a node signed it
+            # spectator cap is per address), not the proxying node's, and it is served
+            # here (no proxying on) if a node signed it; anything else is routed as usual
             host = proxied_client(lobby.secret, scope)
             if host is not None:
-                scope = {**scope, "client": (host, 0)}
-            await self.app(scope, receive, send)
-            return
+                await self.app({**scope, "client": (host, 0)}, receive, send)
+                return
         if scope["type"] == "http":
             await self._http(lobby, scope, receive, send)
         else:
