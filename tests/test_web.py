@@ -1030,11 +1030,13 @@ def test_touch_targets_on_a_phone_are_at_least_40px(server: _Server, browser: An
         page = ctx.new_page()
         page.set_default_timeout(15000)
         page.goto(server.base + "/")
+        page.wait_for_selector("form.create button")  # the lobby is drawn by a module
         lobby = page.evaluate(TARGETS, "form.create button, form.create select, "
                               "form.create input:not([type=checkbox]), header button, "
                               "header a:not(.home)")
         assert lobby and min(hgt for _, hgt in lobby) >= 40, lobby
         create_room_with_bots(page, server.base, 3)
+        page.wait_for_selector(".toolbar label.auto")
         toolbar = page.evaluate(TARGETS, ".toolbar button, .toolbar summary, .toolbar label.auto")
         assert len(toolbar) >= 5 and min(hgt for _, hgt in toolbar) >= 40, toolbar
         assert no_horizontal_scroll(page)
