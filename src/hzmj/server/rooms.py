@@ -570,11 +570,16 @@ class Room:
             self.gate.ready.add(seat)
         self._broadcast_room()
 
+    def _not_bot_seat(self, seat: int) -> None:
+        """Refuse (``bot_seat``) a message from the token of a seat a bot plays: its owner
+        runs the room and watches, and never acts, switches 托管 or speaks for the bot."""
+        if self.seats[seat].bot is not None:
+            raise Refused("bot_seat", BOT_SEAT)
+
     def _phrase(self, conn: Connection, msg: PhraseRequest) -> None:
         if conn.seat is None:
             raise Refused("spectator", "only players send quick phrases")
-        if self.seats[conn.seat].bot is not None:  # it would read as the bot's
-            raise Refused("bot_seat", BOT_SEAT)
+        self._not_bot_seat(conn.seat)  # a phrase would read as the bot's
         text = PhraseMsg(seat=conn.seat, phrase=msg.phrase).model_dump_json()
         for _, conns in self.all_connections():
             for c in conns:
@@ -1084,9 +1089,8 @@ class Room:
     def _set_auto(self, conn: Connection, on: bool) -> None:
         if conn.seat is None:
             raise Refused("spectator", "spectators have no seat to hand to a bot")
+        self._not_bot_seat(conn.seat)
         s = self.seats[conn.seat]
-        if s.bot is not None:
-            raise Refused("bot_seat", BOT_SEAT)
         s.auto, s.expiries = on, 0
         self._broadcast_room()
         if not on and self.match is not None and self.demands_state == self.match.state_id:
@@ -1103,8 +1107,7 @@ class Room:
             raise Refused("over", "the match is over")
         if self.seats[seat].left or m.is_auto(seat):
             raise Refused("left", "you have left this match; a bot plays your seat")
-        if self.seats[seat].bot is not None:
-            raise Refused("bot_seat", BOT_SEAT)
+        self._not_bot_seat(seat)
         if self.gate is not None:
             left = max(0, round(self.gate.deadline - time.monotonic()))
             raise Refused("between_hands", f"hand {self.gate.hand_no} has not started: press "
@@ -1150,7 +1153,7 @@ class Room:
                                        address=st.address)
         if stored.status == "open":
             room.removed = {a for a in stored.removed if isinstance(a, str)}
-        if stored.status != "open":
+        else:
             match = Match(room.rules, room.seed)
             room.match = match
             room._mark_hand_origin()

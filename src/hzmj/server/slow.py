@@ -54,7 +54,7 @@ class RequestDeadline(HttpToolsProtocol):
 
     def handle_websocket_upgrade(self) -> None:
         self._disarm()  # a WebSocket: the game's own clocks take over once it is open
-        self._reading()
+        self._unwatch_writes()
         self.transport.set_write_buffer_limits()  # asyncio's own marks for the game
         super().handle_websocket_upgrade()
         # uvicorn's WebSocket protocol has no clock for its handshake, and a request it
@@ -68,7 +68,7 @@ class RequestDeadline(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
-        self._reading()
+        self._unwatch_writes()
         super().connection_lost(exc)
 
     # a client that does not read its responses (its window shut): they wait in the
@@ -83,7 +83,7 @@ class RequestDeadline(HttpToolsProtocol):
             self._watch_writes(None)
 
     def resume_writing(self) -> None:
-        self._reading()
+        self._unwatch_writes()
         super().resume_writing()
 
     def _watch_writes(self, before: int | None) -> None:
@@ -98,7 +98,7 @@ class RequestDeadline(HttpToolsProtocol):
         self._write_timer = self.loop.call_later(self.request_seconds, self._watch_writes,
                                                  size)
 
-    def _reading(self) -> None:
+    def _unwatch_writes(self) -> None:
         if self._write_timer is not None:
             self._write_timer.cancel()
             self._write_timer = None
