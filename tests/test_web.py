@@ -943,10 +943,15 @@ def test_landscape_phone_keeps_the_hand_on_screen_and_a_dropped_network_shows(
     play_until(page, ".claim-pong", 120, keyboard=False, app=server.app, room_id=room_id)
     for button in (".claim-pong", ".claim-pass"):
         sync_api.expect(page.locator(button)).to_be_in_viewport(ratio=1)
-    hand = page.locator(".own .hand").bounding_box()
-    bar = page.locator(".claim-bar").bounding_box()
-    assert hand is not None and bar is not None
-    assert hand["y"] + hand["height"] <= bar["y"] + 1, (hand, bar)  # not under the claim bar
+    # both boxes in one frame: a re-render between two bounding_box calls left None (CI)
+    edges = page.wait_for_function("""() => {
+      const hand = document.querySelector('.own .hand');
+      const bar = document.querySelector('.claim-bar:not(.empty)');
+      if (!hand || !bar || !bar.getClientRects().length) return null;
+      return [hand.getBoundingClientRect().bottom, bar.getBoundingClientRect().top];
+    }""").json_value()
+    hand_bottom, bar_top = edges
+    assert hand_bottom <= bar_top + 1, edges  # the hand is not under the claim bar
     shot(page, "ux-landscape-claim.png")
     page.locator(".claim-pong").click()
     sync_api.expect(page.locator('.own-melds .meld[data-type="pong"]')).to_have_count(1)
