@@ -514,6 +514,7 @@ def test_account_deletion(client: TestClient) -> None:
 @pytest.mark.parametrize("name, ok", [
     ("  张三  ", "张三"), ("Ann", "Ann"), ("a\u0007b", None), ("a\u200bb", None),
     ("Deleted player", None), ("x" * 41, None), ("  ", None),
+    ("deIeted player", None), ("d\u0435leted player", None),  # capital I, Cyrillic е
 ])
 def test_guest_seat_names_are_validated_too(client: TestClient, name: str,
                                             ok: str | None) -> None:
@@ -524,6 +525,34 @@ def test_guest_seat_names_are_validated_too(client: TestClient, name: str,
     else:
         assert r.status_code == 200
         assert client.get(f"/api/rooms/{room}").json()["seats"][0]["name"] == ok
+
+
+@pytest.mark.parametrize("second", ["Alice", "ALICE", "\u0410lice", "\uff21\uff4c\uff49\uff43\uff45",
+                                    "Al\u0456ce", " Alice "])
+def test_a_name_that_looks_like_a_seated_players_is_refused_at_that_table(
+        client: TestClient, second: str) -> None:
+    # a Cyrillic А, full width or case gave the table two "Alice"s: one could pose as the
+    # other in the seat list, the log and the chat
+    room = client.post("/api/rooms", json={}).json()["room_id"]
+    assert client.post(f"/api/rooms/{room}/seats", json={"name": "Alice"}).status_code == 200
+    r = client.post(f"/api/rooms/{room}/seats", json={"name": second})
+    assert r.status_code == 409 and r.json()["code"] == "name_taken"
+    assert "Alice" in r.json()["detail"]
+    assert [s["name"] for s in client.get(f"/api/rooms/{room}").json()["seats"]][:2] == \
+        ["Alice", None]
+    assert client.post(f"/api/rooms/{room}/seats", json={"name": "Alicia"}).status_code == 200
+    elsewhere = client.post("/api/rooms", json={}).json()["room_id"]  # other tables: free
+    assert client.post(f"/api/rooms/{elsewhere}/seats", json={"name": second}).status_code == 200
+
+
+def test_a_name_like_a_bot_seats_is_refused_too(client: TestClient) -> None:
+    room = client.post("/api/rooms", json={}).json()["room_id"]
+    owner = client.post(f"/api/rooms/{room}/seats", json={"name": "ann"}).json()
+    assert client.post(f"/api/rooms/{room}/bots", json={"seat": 1, "bot": "strong"},
+                       headers=bearer(owner["token"])).status_code == 200
+    bot_name = client.get(f"/api/rooms/{room}").json()["seats"][1]["name"]
+    r = client.post(f"/api/rooms/{room}/seats", json={"name": bot_name.upper()})
+    assert r.status_code == 409 and r.json()["code"] == "name_taken"
 
 
 def test_a_seat_left_before_the_start_is_linked_to_whoever_takes_it_next(

@@ -249,6 +249,69 @@ def test_addresses_of_one_ipv6_network_share_a_rate_limit(tmp_path: Path) -> Non
     assert codes == [200, 200, 429, 200]
 
 
+def test_the_64s_of_one_ipv6_site_share_eight_times_one_allowance(tmp_path: Path) -> None:
+    # a /48 holds 65,536 /64s: hopping between them once gave 65,536 allowances
+    from hzmj.server.guard import NETWORK_SHARE
+
+    cfg = ServerConfig(db=str(tmp_path / "v48.db"), bot_workers=0, create_burst=2,
+                       create_per_minute=1)
+    app = create_app(cfg)
+    codes = []
+    for net in range(NETWORK_SHARE * 2 + 2):  # one room from each of 18 /64s of a /48
+        with TestClient(app, client=(f"2001:db8:9:{net:x}::1", 5000)) as c:
+            codes.append(c.post("/api/rooms", json={}).status_code)
+    with TestClient(app, client=("2001:db8:a:0::1", 5000)) as other_site:
+        codes.append(other_site.post("/api/rooms", json={}).status_code)
+    assert codes == [200] * 16 + [429, 429, 200]
+
+
+@pytest.mark.parametrize("key, network", [
+    ("2001:db8:1:2::/64", "2001:db8:1::/48"),
+    ("2001:db8:ffff:ffff::/64", "2001:db8:ffff::/48"),
+    ("203.0.113.7", None),
+    ("testclient", None),
+    ("name/64", None),  # a name a proxy forwarded is no network
+])
+def test_network_key_is_the_48_of_an_ipv6_key(key: str, network: str | None) -> None:
+    from hzmj.server.guard import network_key
+
+    assert network_key(key) == network
+
+
+def test_one_address_holds_at_most_rooms_per_address_live_rooms(make: Make) -> None:
+    # 10 rooms a minute from one address filled the 2,000-room cap in hours; the cap on
+    # live rooms holds however slowly they are made, and frees as they end or expire
+    c = make(rooms_per_address=2, empty_idle=0.4, sweep_every=0.1)
+    first = c.post("/api/rooms", json={}).json()["room_id"]
+    assert c.post(f"/api/rooms/{first}/seats", json={"name": "ann"}).status_code == 200
+    assert c.post("/api/rooms", json={}).status_code == 200
+    third = c.post("/api/rooms", json={})
+    assert third.status_code == 429 and third.json()["code"] == "too_many_rooms"
+    assert "at most 2 live rooms" in third.json()["detail"]
+    time.sleep(1.0)  # the room nobody sat in expired (empty_idle); ann's did not
+    assert c.get(f"/api/rooms/{first}").json()["status"] == "open"
+    assert rooms_stored(c) == 1
+    assert c.post("/api/rooms", json={}).status_code == 200
+    assert c.post("/api/rooms", json={}).status_code == 429
+
+
+def test_a_room_where_nobody_sat_expires_after_empty_idle_one_with_a_player_later(
+        make: Make) -> None:
+    c = make(empty_idle=0.3, open_idle=30, sweep_every=0.1)
+    empty = c.post("/api/rooms", json={}).json()["room_id"]
+    bots_only = c.post("/api/rooms", json={}).json()["room_id"]
+    token = c.post(f"/api/rooms/{bots_only}/seats", json={"name": "ann"}).json()["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    assert c.post(f"/api/rooms/{bots_only}/bots", json={"seat": 1},
+                  headers=auth).status_code == 200
+    kept = c.post("/api/rooms", json={}).json()["room_id"]
+    assert c.post(f"/api/rooms/{kept}/seats", json={"name": "bo"}).status_code == 200
+    assert c.post(f"/api/rooms/{bots_only}/leave", headers=auth).status_code == 200
+    time.sleep(1.0)
+    status = {r: c.get(f"/api/rooms/{r}").json()["status"] for r in (empty, bots_only, kept)}
+    assert status == {empty: "expired", bots_only: "expired", kept: "open"}
+
+
 def test_taking_seats_is_rate_limited_per_address(make: Make) -> None:
     c = make(join_burst=2, join_per_minute=1)
     rooms = [c.post("/api/rooms", json={}).json()["room_id"] for _ in range(3)]

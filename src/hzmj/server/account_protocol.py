@@ -4,6 +4,7 @@ signed-in player, match history, profiles and the leaderboard.  Part of
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from typing import Annotated, Literal
@@ -49,6 +50,50 @@ def _hidden_selector(before: str, c: str) -> bool:
     return 0xFE00 <= o <= 0xFE0D
 
 
+@functools.lru_cache(maxsize=1)
+def _prototypes() -> dict[str, str]:
+    """Each character Unicode lists as confusable (UTS #39 data, from the
+    ``confusable-homoglyphs`` package) mapped to one character of its look-alike group
+    (the lowest code point; the groups are joined transitively: ``l``, ``I``, ``1``,
+    Cyrillic ``Ӏ`` are one group)."""
+    from confusable_homoglyphs import confusables  # type: ignore[import-untyped]
+
+    parent: dict[str, str] = {}
+
+    def root(c: str) -> str:
+        while parent.get(c, c) != c:
+            c = parent[c] = parent.get(parent[c], parent[c])
+        return c
+
+    for c, alikes in confusables.confusables_data.items():
+        for alike in alikes:
+            if len(c) == 1 and len(alike["c"]) == 1:
+                a, b = root(c), root(alike["c"])
+                if a != b:
+                    parent[max(a, b)] = min(a, b)
+    return {c: root(c) for c in parent}
+
+
+def _skeleton(text: str) -> str:
+    table = _prototypes()
+    return "".join(table.get(c, c) for c in unicodedata.normalize("NFD", text))
+
+
+def name_keys(text: str) -> frozenset[str]:
+    """What a shown name reads as: two names that share a key look alike to a player
+    (``"Alice"``, ``"ALICE"``, ``"Аlice"`` with a Cyrillic ``А``, full-width
+    ``"Ａｌｉｃｅ"``, ``"BiII"`` and ``"Bill"``), compared after NFKC, case folding and
+    collapsing white space, with look-alike characters (Unicode's confusables) made one."""
+    flat = " ".join(unicodedata.normalize("NFKC", text).split())
+    once = _skeleton(flat)
+    return frozenset({once.casefold(), _skeleton(flat.casefold()), _skeleton(once.casefold())})
+
+
+def names_alike(a: str, b: str) -> bool:
+    """Whether a player could take name ``a`` for name ``b`` (:func:`name_keys`)."""
+    return not name_keys(a).isdisjoint(name_keys(b))
+
+
 def unicode_text(text: str) -> str:
     """Text that can be written as UTF-8: lone surrogates raise ``ValueError``."""
     try:
@@ -63,8 +108,8 @@ def player_name(text: str, longest: int = 24) -> str:
     characters after trimming, no control or invisible (Unicode ``C*``) characters, no
     line or paragraph separators (``Zl``, ``Zp``), no blank-looking letters, at most two
     combining marks in a row, and nothing that reads as the name that stands for deleted
-    accounts (compared after NFKC, case folding and collapsing white space, so full-width
-    letters or a no-break space do not pass).
+    accounts (:func:`names_alike`: full-width letters, a no-break space or a Cyrillic
+    look-alike do not pass).
 
     Raises ``ValueError`` with the reason."""
     text = unicodedata.normalize("NFC", unicode_text(text).strip())
@@ -82,7 +127,7 @@ def player_name(text: str, longest: int = 24) -> str:
         marks = marks + 1 if unicodedata.category(c)[0] == "M" else 0
         if marks > _MAX_MARKS:
             raise ValueError("must not stack more than two combining marks")
-    if " ".join(unicodedata.normalize("NFKC", text).casefold().split()) == DELETED_PLAYER:
+    if names_alike(text, DELETED_PLAYER):
         raise ValueError(f"{DELETED_PLAYER!r} is reserved")
     return text
 

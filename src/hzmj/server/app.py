@@ -217,10 +217,11 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @app.post("/api/rooms")
     async def create_room(body: CreateRoom, request: Request) -> RoomCreated:
         rules = Rules.from_dict(body.rules)
-        if not creations.take(client_address(request)):
+        address = client_address(request)
+        if not creations.take(address):
             raise RoomError(429, f"too many new rooms: at most {cfg.create_per_minute:g} a "
                                  "minute from one address", "rate_limited")
-        room = await lobby().create(rules, body.name, body.seed)  # "": the UI names it
+        room = await lobby().create(rules, body.name, body.seed, address)  # "": UI names it
         return RoomCreated(room_id=room.id)
 
     @app.get("/api/rooms")

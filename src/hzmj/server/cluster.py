@@ -203,8 +203,9 @@ class ClusterLobby(Lobby):
 
     # ------------------------------------------------------------------ rooms
 
-    async def create(self, rules: Rules, name: str, seed: int | None) -> Room:
-        room = await super().create(rules, name, seed)
+    async def create(self, rules: Rules, name: str, seed: int | None,
+                     creator: str | None = None) -> Room:
+        room = await super().create(rules, name, seed, creator)
         await self.redis.set(lease_key(room.id), self.node_id, px=self.ttl_ms)
         await self.store.take_room(room.id)
         await self.redis.sadd(LIVE, room.id)

@@ -86,6 +86,8 @@ class ServerConfig:
     spectators_per_address: int = 32  # spectator sockets of one client address, all rooms
     create_per_minute: float = 10.0  # rooms one client address may create (token bucket)
     create_burst: int = 20
+    rooms_per_address: int = 16  # live rooms (open or playing) one client address has
+    # created; one more answers 429 (an IPv6 /48 shares NETWORK_SHARE times as many)
     join_per_minute: float = 30.0  # seats one client address may take (token bucket)
     join_burst: int = 12
     signup_per_minute: float = 2.0  # accounts one client address may create (token bucket)
@@ -96,6 +98,7 @@ class ServerConfig:
     max_rooms: int = 2000  # live rooms in memory; creating one more answers 503
     finished_grace: float = 120.0  # a finished room stays in memory this long
     open_idle: float = 3600.0  # an open room nobody joins or watches expires after this
+    empty_idle: float = 600.0  # an open room where no player has a seat expires sooner
     sweep_every: float = 5.0  # how often rooms are checked for eviction and expiry
     room_info_delay: float = 0.05  # seat changes within this are sent as one room message
     # a client's seed deals a room with humans too: for tests only, never in production

@@ -97,24 +97,47 @@ class Bucket:
         self.tokens -= 1
         return True
 
+    def ready(self) -> bool:
+        """Whether :meth:`take` would succeed now (nothing is taken)."""
+        return self.tokens + (time.monotonic() - self.at) * self.rate >= 1
+
+
+# an IPv6 /48 (one site) holds 65,536 /64 networks: it shares this many times one /64's
+# allowance, so a site cannot multiply its rate limits by hopping between its /64s
+NETWORK_SHARE = 8
+
 
 class BucketsByKey:
     """One :class:`Bucket` per key (a client address, a seat token); buckets that have
-    filled up again are forgotten, so memory stays bounded by the active keys."""
+    filled up again are forgotten, so memory stays bounded by the active keys.
+
+    An IPv6 ``/64`` key (:func:`address_key`) also draws on its ``/48``'s bucket, which
+    is :data:`NETWORK_SHARE` times as large and as fast: a take succeeds only when both
+    have a token."""
 
     def __init__(self, rate: float, burst: int) -> None:
         self.rate, self.burst = rate, burst
         self._buckets: dict[str, Bucket] = {}
+
+    def _bucket(self, key: str, share: int = 1) -> Bucket:
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            bucket = self._buckets[key] = Bucket(self.rate * share, self.burst * share)
+        return bucket
 
     def take(self, key: str) -> bool:
         if len(self._buckets) > 10_000:
             now = time.monotonic()
             self._buckets = {k: b for k, b in self._buckets.items()
                              if b.tokens + (now - b.at) * b.rate < b.burst}
-        bucket = self._buckets.get(key)
-        if bucket is None:
-            bucket = self._buckets[key] = Bucket(self.rate, self.burst)
-        return bucket.take()
+        bucket = self._bucket(key)
+        network = network_key(key)
+        if network is None:
+            return bucket.take()
+        shared = self._bucket(network, NETWORK_SHARE)
+        if not (bucket.ready() and shared.ready()):
+            return False
+        return bucket.take() and shared.take()
 
 
 def client_address(request: HTTPConnection) -> str:
@@ -142,6 +165,17 @@ def address_key(host: str) -> str:
             return str(ip.ipv4_mapped)
         return str(ipaddress.IPv6Network((ip, 64), strict=False))
     return str(ip)
+
+
+def network_key(key: str) -> str | None:
+    """The IPv6 ``/48`` that an :func:`address_key` ``/64`` key lies in
+    (``"2001:db8:1:2::/64"`` → ``"2001:db8:1::/48"``); None for any other key."""
+    if not key.endswith("/64"):
+        return None
+    try:
+        return str(ipaddress.IPv6Network(key).supernet(new_prefix=48))
+    except ValueError:
+        return None
 
 
 class Strikes:

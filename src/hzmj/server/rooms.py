@@ -35,8 +35,10 @@ from hzmj.events import Action, Escape, Event, IllegalActionError, action_from_j
 from hzmj.game import Match
 from hzmj.record import fair_record, seed_commitment
 from hzmj.rules import Rules
+from hzmj.server.account_protocol import names_alike
 from hzmj.server.bots import AUTO_BOT, Thinker, bot_seed, cancelled_by_caller, get_bot
 from hzmj.server.config import ServerConfig
+from hzmj.server.guard import NETWORK_SHARE, network_key
 from hzmj.server.protocol import (
     AckMsg,
     ActionRequest,
@@ -180,8 +182,9 @@ class Room:
 
     def __init__(self, room_id: str, name: str, rules: Rules, seed: int, store: Store,
                  config: ServerConfig, thinker: Thinker, salt: str = "",
-                 seed_fixed: bool = False) -> None:
+                 seed_fixed: bool = False, creator: str | None = None) -> None:
         self.id = room_id
+        self.creator = creator  # the creating client's address key (None: restored)
         self.thinker = thinker
         self.name = name
         self.rules = rules
@@ -755,6 +758,11 @@ class Room:
     def seated_connections(self) -> int:
         return sum(len(s.connections) for s in self.seats)
 
+    @property
+    def has_players(self) -> bool:
+        """Whether a person holds a seat (a bot seat is no player)."""
+        return any(s.taken and s.bot is None for s in self.seats)
+
     def info(self) -> RoomInfo:
         now = time.monotonic()
         over = self.status == "over"
@@ -823,6 +831,10 @@ class Room:
                             "no_seat")
         elif seat not in free:
             raise RoomError(409, f"seat {seat} is taken", "seat_taken")
+        alike = next((s.name for s in self.seats if s.name and names_alike(name, s.name)), None)
+        if alike is not None:  # the table would show two players under one name
+            raise RoomError(409, f"{shown(alike)} already sits at this table under a name that "
+                            "looks the same; choose another name", "name_taken")
         token = secrets.token_urlsafe(32)
         s = self.seats[seat]
         s.name, s.token_hash, s.bot, s.away_since = name, hash_token(token), None, None
@@ -1193,6 +1205,7 @@ class Lobby:
         self.thinker = Thinker(config.workers, config.gc_gen0)
         self._reviewer: Thinker | None = None
         self.quarantined: list[str] = []
+        self._creating: list[str | None] = []  # creators of rooms being written
         self._sweeper: asyncio.Task[None] | None = None
 
     async def restore(self) -> None:
@@ -1271,22 +1284,48 @@ class Lobby:
         room.close_connections(code, reason)
         await room.stop_actor()
 
-    async def create(self, rules: Rules, name: str, seed: int | None) -> Room:
-        """A new open room; :class:`RoomError` 503 when ``max_rooms`` rooms are live."""
+    async def create(self, rules: Rules, name: str, seed: int | None,
+                     creator: str | None = None) -> Room:
+        """A new open room; :class:`RoomError` 503 when ``max_rooms`` rooms are live, 429
+        when ``creator`` (a client's :func:`~hzmj.server.guard.address_key`) has
+        ``rooms_per_address`` live rooms of this process already (its IPv6 /48,
+        :data:`~hzmj.server.guard.NETWORK_SHARE` times as many)."""
         if len(self.rooms) >= self.config.max_rooms:
             raise RoomError(503, f"the server is full ({self.config.max_rooms} live rooms); "
                                  "try again later", "full_server")
+        if creator is not None:
+            self._check_rooms_of(creator)
         room_id = secrets.token_urlsafe(6)
         salt = secrets.token_hex(16)
         fixed = seed is not None
         if seed is None:
             seed = secrets.randbits(62)
-        await self.store.create_room(room_id, name, rules.to_json(), seed, salt, fixed)
+        self._creating.append(creator)  # counted while the database writes it
+        try:
+            await self.store.create_room(room_id, name, rules.to_json(), seed, salt, fixed)
+        finally:
+            self._creating.remove(creator)
         room = Room(room_id, name, rules, seed, self.store, self.config, self.thinker, salt,
-                    fixed)
+                    fixed, creator)
         self.rooms[room_id] = room
         room.start_actor()
         return room
+
+    def _check_rooms_of(self, creator: str) -> None:
+        """One address cannot hold the server's room cap (nor its CPU, with rooms of bots):
+        its live rooms, open or playing, count until their match ends or they expire."""
+        limit = self.config.rooms_per_address
+        network = network_key(creator)
+        mine = shared = 0
+        live = [r.creator for r in self.rooms.values() if r.over_at is None]
+        for other in live + self._creating:
+            if other is None:
+                continue
+            mine += other == creator
+            shared += network is not None and network_key(other) == network
+        if mine >= limit or shared >= limit * NETWORK_SHARE:
+            raise RoomError(429, f"too many rooms: at most {limit} live rooms from one "
+                                 "address; finish or leave one first", "too_many_rooms")
 
     def get(self, room_id: str) -> Room:
         room = self.rooms.get(room_id)
@@ -1311,7 +1350,8 @@ class Lobby:
             if room.over_at is not None and now >= room.over_at + self.config.finished_grace:
                 reason = "the match is over; its replay stays available"
             elif (room.match is None and room.seated_connections == 0
-                  and now >= room.active_at + self.config.open_idle):
+                  and now >= room.active_at + (self.config.open_idle if room.has_players
+                                               else self.config.empty_idle)):
                 # watchers alone keep no open room: a spectator socket per room held the
                 # server's room cap
                 try:
