@@ -311,15 +311,16 @@ class ClusterLobby(Lobby):
                 await self._lost(room_id)
         if not self.draining and await self.redis.exists(drain_key(self.node_id)):
             self._spawn(self.drain())
-        await self.redis.set(SECRET, secrets.token_hex(32), nx=True)
-        self.secret = str(await self.redis.get(SECRET) or "").encode()
         beat = json.dumps({"url": self.url, "rooms": len(self.owned),
                            "draining": self.draining, "pid": os.getpid(), "at": time.time()})
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.set(node_key(self.node_id), beat, px=self.ttl_ms)
             pipe.sadd(NODES, self.node_id)
             pipe.hset(LOAD, self.node_id, len(self.owned))
-            await pipe.execute()
+            pipe.set(SECRET, secrets.token_hex(32), nx=True)  # the first node makes the key
+            pipe.get(SECRET)
+            *_, secret = await pipe.execute()
+        self.secret = str(secret or "").encode()
 
     def _spawn(self, job: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(job)
