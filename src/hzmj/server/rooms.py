@@ -1350,8 +1350,9 @@ class Lobby:
             if room.over_at is not None and now >= room.over_at + self.config.finished_grace:
                 reason = "the match is over; its replay stays available"
             elif (room.match is None and room.seated_connections == 0
-                  and now >= room.active_at + (self.config.open_idle if room.has_players
-                                               else self.config.empty_idle)):
+                  and now >= room.active_at + (self.config.open_idle if room.has_players else
+                                               min(self.config.open_idle,
+                                                   self.config.empty_idle))):
                 # watchers alone keep no open room: a spectator socket per room held the
                 # server's room cap
                 try:
