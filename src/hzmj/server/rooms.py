@@ -201,6 +201,9 @@ class Room:
         self.gate_lifted = -1  # the log index of the hand_start whose gate has lifted
         self.bots: dict[int, Bot] = {}
         self.thinking: dict[int, asyncio.Task[None]] = {}
+        # the record's made_by: action index -> "bot" | "clock", the actions of a person's
+        # seat its player did not choose (stored with each action, so a restart keeps it)
+        self.made_by: dict[int, str] = {}
         self.published = 0  # events of the match log sent so far
         self.hold_step: int | None = None  # the held discard's step (see the module doc)
         self.hold_until = 0.0
@@ -470,7 +473,7 @@ class Room:
         if not self._controlled_by_bot(seat, time.monotonic()):
             return  # the player took the seat back meanwhile
         legal = m.legal_actions(seat)
-        if await self._apply_unless_unstored(action if action in legal else legal[-1]):
+        if await self._apply_unless_unstored(action if action in legal else legal[-1], "bot"):
             self.bots[seat] = bot  # else the bot asks again (same RNG) after the pause
 
     async def _expire(self, seat: int) -> None:
@@ -478,7 +481,7 @@ class Room:
         assert m is not None
         action = m.default_action(seat)
         assert action is not None
-        if not await self._apply_unless_unstored(action):
+        if not await self._apply_unless_unstored(action, "clock"):
             return  # not applied, so not an expiry: tried again after the pause
         s = self.seats[seat]
         s.expiries += 1  # counted once the default move is really made
@@ -601,15 +604,20 @@ class Room:
         if action not in m.legal_actions(action.seat):
             raise Refused("not_legal", f"{action.type} is not one of your legal actions now")
 
-    async def _apply(self, action: Action) -> None:
-        """Persist, apply and publish one legal action.  ``Refused("storage")`` when the
-        database cannot take it now: nothing is applied, and bots and clocks of this
-        room wait ``STORAGE_RETRY_SECONDS`` before they try again."""
+    async def _apply(self, action: Action, by: str | None = None) -> None:
+        """Persist, apply and publish one legal action; ``by``: who chose it when not the
+        seat itself, the bot (``"bot"``: 托管, away, left) or the clock (``"clock"``, RULES
+        §8.7), kept in the record's ``made_by`` for a person's seat (a bot's seat plays
+        its own moves).  ``Refused("storage")`` when the database cannot take it now:
+        nothing is applied, and bots and clocks of this room wait
+        ``STORAGE_RETRY_SECONDS`` before they try again."""
         m = self.match
         assert m is not None
         self._check_legal(action)
+        if self.seats[action.seat].bot is not None:
+            by = None
         try:
-            await self.store.append_action(self.id, len(m.actions), action.to_json())
+            await self.store.append_action(self.id, len(m.actions), action.to_json(), by)
         except SQLAlchemyError as exc:
             self.storage_retry_at = time.monotonic() + STORAGE_RETRY_SECONDS
             log.warning("room %s: action %d (%s of seat %d) not stored, not applied: %s",
@@ -617,16 +625,18 @@ class Room:
                         getattr(exc, "orig", exc))
             raise Refused("storage", "the server could not store your action just now "
                           "(its database is busy); nothing changed: try again") from None
+        if by is not None:
+            self.made_by[len(m.actions)] = by
         m.apply(action)
         if m.over:
             await self.store.finish(self.id, self.record())
         self._publish()
 
-    async def _apply_unless_unstored(self, action: Action) -> bool:
+    async def _apply_unless_unstored(self, action: Action, by: str) -> bool:
         """:meth:`_apply` for the room's own moves (bots, clocks): False when the
         database could not take it (nothing applied; tried again after the pause)."""
         try:
-            await self._apply(action)
+            await self._apply(action, by)
         except Refused as exc:
             if exc.code == "storage":
                 return False
@@ -634,9 +644,10 @@ class Room:
         return True
 
     def record(self) -> dict[str, Any]:
-        """The match's record with its fairness commitment, seed and salt."""
+        """The match's record with its fairness commitment, seed and salt, and which moves
+        the bot or the clock made for a player (``made_by``)."""
         assert self.match is not None
-        return fair_record(self.match, self.salt)
+        return fair_record(self.match, self.salt, self.made_by)
 
     @property
     def shown_step(self) -> int:
@@ -1156,6 +1167,7 @@ class Room:
         else:
             match = Match(room.rules, room.seed)
             room.match = match
+            room.made_by = dict(stored.made_by)
             room._mark_hand_origin()
             finished = None  # the hand origin of a hand the last action ended
             for raw in stored.actions:
