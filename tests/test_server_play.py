@@ -205,6 +205,10 @@ def test_reconnect_restores_the_seat(server: ServerProcess) -> None:
             snap = await again.until(lambda m: m["type"] == "snapshot")
             assert snap["seat"] == 0 and snap["view"]["hand"]
             assert snap["state_id"] == prompt["state_id"]
+            # the table's log comes back: the hand's events as they were sent
+            sent = [m["event"] for m in me.messages if m["type"] == "event"]
+            start = max(i for i, e in enumerate(sent) if e["type"] == "hand_start")
+            assert snap["hand_events"] == sent[start:] and len(sent[start:]) > 1
             prompt2 = await again.until(lambda m: m["type"] == "prompt")
             assert prompt2["state_id"] == prompt["state_id"]
             assert prompt2["deadline_ms"] == pytest.approx(prompt["deadline_ms"], abs=5)
@@ -401,6 +405,9 @@ def test_a_restart_between_hands_opens_the_gate_again(tmp_path: Path) -> None:
                 snap = await me.until(lambda m: m["type"] == "snapshot")
                 view = snap["view"]
                 assert (view["hand_no"], view["phase"]) == (1, "over")
+                log = snap["hand_events"]  # the hand that ended, never the next one's deal
+                assert (log[0]["type"], log[0]["hand_no"]) == ("hand_start", 1)
+                assert log[-1] == end["event"]
                 assert sorted(view["hand"]) == sorted(end["event"]["hands"][0]["concealed"])
                 await asyncio.sleep(0.5)
                 assert not any(is_event("hand_start")(m) or m["type"] == "prompt"

@@ -381,10 +381,16 @@ def test_pong_through_the_claim_bar_then_reload_restores_the_seat(
     sync_api.expect(page.locator(".discards .tile.claimed")).not_to_have_count(0)
     sync_api.expect(page.locator(".hand-tile.playable").first).to_be_visible()
     before = hand_tiles(page)
+    log = page.locator(".area-centre .log > div")
+    sync_api.expect(log.last).to_contain_text("碰")  # the log: ..., a discard, our pong
+    lines = log.all_inner_texts()
+    assert len(lines) == 3, lines
     page.reload()
     page.wait_for_selector(".hand .hand-tile")
     sync_api.expect(page.locator('.own-melds .meld[data-type="pong"]')).to_have_count(1)
     assert hand_tiles(page) == before
+    # the hand's log comes back with the snapshot (it was empty after a reload)
+    sync_api.expect(log).to_have_text(lines)
     playable = page.locator(".hand-tile.playable").first
     playable.click()
     playable.click()

@@ -272,6 +272,10 @@ class SnapshotMsg(_Model):
     view: Json | None = Field(description="hzmj view(seat); null before the match starts")
     history: list[Json] = Field(default_factory=list, description="the 战绩: every finished "
                                 "hand's hand_end event, with its win event as `win` (or null)")
+    hand_events: list[Json] = Field(default_factory=list, description="the shown hand's "
+                                    "events so far, from its hand_start, each "
+                                    "Event.for_seat(your seat) as event messages carried "
+                                    "them: the table's log after a reload or reconnect")
 
 
 class EventMsg(_Model):

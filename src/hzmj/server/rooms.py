@@ -23,7 +23,7 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -1060,6 +1060,8 @@ class Room:
                               view=(held[conn.seat] if held is not None else m.view(conn.seat))
                               if m else None,
                               history=_history(m.log[:self.published], conn.seat)
+                              if m else [],
+                              hand_events=_hand_events(m.log, self.published, conn.seat)
                               if m else []))
         self._send_prompt(conn)
 
@@ -1368,6 +1370,15 @@ def _history(log: Iterable[Event], seat: int | None) -> list[dict[str, Any]]:
         elif e.type == "hand_end":
             out.append({**e.for_seat(seat), "win": win})
     return out
+
+
+def _hand_events(log: Sequence[Event], published: int,
+                 seat: int | None) -> list[dict[str, Any]]:
+    """The shown hand's events (of ``log[:published]``, from its last ``hand_start``) as
+    ``seat`` saw them in its event messages: a reloaded page's log (RULES §13: the same
+    redaction, so nothing the seat was not shown)."""
+    start = next((i for i in range(published - 1, -1, -1) if log[i].type == "hand_start"), 0)
+    return [e.for_seat(seat) for e in log[start:published]]
 
 
 def _epoch_ms(deadline: float) -> int:
