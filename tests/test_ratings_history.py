@@ -101,18 +101,15 @@ def test_stats_count_each_kind_of_win() -> None:
     assert totals["baotou"] > 0
 
 
-def test_migration_upgrades_an_existing_database(tmp_path: Path) -> None:
-    """A database made before accounts existed (revision 0001) keeps its rooms."""
+def upgrade_to(db: Path, revision: str) -> None:
+    """Upgrade the SQLite file ``db`` to the Alembic ``revision`` (as the server does)."""
     from alembic import command
     from alembic.config import Config
-    from alembic.script import ScriptDirectory
 
-    db = tmp_path / "old.db"
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
-    cfg.set_main_option("sqlalchemy.url", f"sqlite:///{db}")
 
-    async def to(revision: str) -> None:
+    async def to() -> None:
         engine = make_engine(f"sqlite+aiosqlite:///{db}")
         async with engine.begin() as conn:
             def run(connection: object) -> None:
@@ -121,19 +118,45 @@ def test_migration_upgrades_an_existing_database(tmp_path: Path) -> None:
             await conn.run_sync(run)
         await engine.dispose()
 
-    asyncio.run(to("0001"))
+    asyncio.run(to())
+
+
+def test_migration_upgrades_an_existing_database(tmp_path: Path) -> None:
+    """A database made before accounts existed (revision 0001) keeps its rooms."""
+    from alembic.script import ScriptDirectory
+
+    db = tmp_path / "old.db"
+    upgrade_to(db, "0001")
     with sqlite3.connect(db) as conn:
         conn.execute("INSERT INTO rooms VALUES ('r1', 'old', '{}', 1, 'over', 0, 0, NULL)")
     engine = make_engine(f"sqlite+aiosqlite:///{db}")
     asyncio.run(migrate(engine))
     asyncio.run(engine.dispose())
     with sqlite3.connect(db) as conn:
-        newest = ScriptDirectory.from_config(cfg).get_current_head()
+        newest = ScriptDirectory(str(MIGRATIONS)).get_current_head()
         assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [(newest,)]
         assert conn.execute("SELECT id, name, removed FROM rooms").fetchall() == [
             ("r1", "old", None)]  # 0005's column, empty for an old room
+        assert conn.execute("SELECT idx, made_by FROM actions").fetchall() == []  # 0006
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
     assert {"accounts", "sessions", "match_players", "ratings"} <= tables
+
+
+def test_migration_0006_keeps_a_running_room_s_actions(tmp_path: Path) -> None:
+    """A running room stored before the actions' ``made_by`` (revision 0005) keeps its
+    actions; who made them is not known (NULL: its record has no marks for them)."""
+    db = tmp_path / "old.db"
+    upgrade_to(db, "0005")
+    with sqlite3.connect(db) as conn:
+        conn.execute("INSERT INTO rooms (id, name, rules, seed, status, owner_seat, "
+                     "created_at) VALUES ('r1', 'old', '{}', 1, 'running', 0, 0)")
+        conn.executemany("INSERT INTO actions VALUES ('r1', ?, ?, 0)",
+                         [(0, '{"type": "discard"}'), (1, '{"type": "pass"}')])
+    upgrade_to(db, "head")
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT idx, action, made_by FROM actions ORDER BY idx"
+                            ).fetchall() == [(0, '{"type": "discard"}', None),
+                                             (1, '{"type": "pass"}', None)]
 
 
 def test_arena_rate_writes_bot_ratings(tmp_path: Path) -> None:

@@ -9,7 +9,16 @@ import pytest
 
 from hzmj.events import Escape
 from hzmj.game import Match
-from hzmj.record import RECORD_FORMAT, RECORD_VERSION, RecordError, replay, verify
+from hzmj.record import (
+    RECORD_FORMAT,
+    RECORD_VERSION,
+    RecordError,
+    fair_record,
+    make_record,
+    replay,
+    replay_steps,
+    verify,
+)
 from hzmj.rules import Rules
 
 
@@ -121,3 +130,37 @@ def test_an_action_that_does_not_apply_says_why_in_a_short_line() -> None:
     with pytest.raises(RecordError) as info:
         replay({**record, "actions": [huge]})
     assert len(str(info.value)) < 400
+
+
+def test_made_by_marks_steps_and_leaves_the_replay_and_commitment_alone() -> None:
+    """A server's ``made_by`` (action index -> "bot" | "clock") reaches the replayed
+    steps; the record stays version 1, verifies, and opens its commitment; a record
+    without the field is as valid (its steps say nothing about who chose)."""
+    m = played(Rules(), 5, steps=60)
+    record = fair_record(m, "ab" * 16, {12: "bot", 3: "clock", 13: "bot"})
+    assert record["made_by"] == {"3": "clock", "12": "bot", "13": "bot"}  # in index order
+    assert record["version"] == RECORD_VERSION == 1
+    assert verify(json.loads(json.dumps(record))) == []
+    _, steps = replay_steps(record)
+    assert {i - 1: s.by for i, s in enumerate(steps) if s.by} == {3: "clock", 12: "bot",
+                                                                   13: "bot"}
+    assert steps[4].to_json()["by"] == "clock" and steps[0].to_json()["by"] is None
+    plain = make_record(m)
+    assert "made_by" not in plain and verify(plain) == []
+    assert all(s.by is None for s in replay_steps(plain)[1])
+    assert make_record(m, {})["made_by"] == {}
+
+
+@pytest.mark.parametrize(("made_by", "message"), [
+    ([], "must be an object"),
+    ({"60": "bot"}, "not the index"),  # 60 actions: 0..59
+    ({"-1": "bot"}, "not the index"),
+    ({"03": "bot"}, "not the index"),
+    ({"x": "bot"}, "not the index"),
+    ({"2": "player"}, "not one of bot, clock"),
+    ({"2": None}, "not one of bot, clock"),
+])
+def test_a_malformed_made_by_is_a_record_error(made_by: object, message: str) -> None:
+    record = played(Rules(), 5, steps=60).record()
+    with pytest.raises(RecordError, match=message):
+        replay({**record, "made_by": made_by})

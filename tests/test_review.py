@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 import hzmj.review as review_module
 from hzmj.bots.registry import make_bot
 from hzmj.cli import app
+from hzmj.events import Escape
 from hzmj.game import Match
 from hzmj.record import RecordError
 from hzmj.review import review
@@ -95,6 +96,41 @@ def test_a_record_cut_inside_a_hand_counts_that_hand() -> None:
     assert cut["loss_per_hand"] == pytest.approx(cut["loss_total"] / 2, abs=1e-3)
 
 
+def test_moves_the_bot_or_the_clock_made_are_skipped_and_counted() -> None:
+    """The record's ``made_by`` marks moves seat 0's player did not choose (托管, a
+    timeout): the review values the others exactly as before and counts these."""
+    record = _record()
+    full = review(record, 0, "efficiency")
+    indices = [d["index"] for d in full["decisions"]]
+    marks = {str(i): "bot" for i in indices[4:9]} | {str(indices[12]): "clock"}
+    # a pass with no choice and another seat's move, marked too, are not counted
+    other = next(i for i, a in enumerate(record["actions"]) if a["seat"] == 1)
+    marks[str(other)] = "bot"
+    marked = review({**record, "made_by": marks}, 0, "efficiency")
+    assert full["skipped"] == {"bot": 0, "clock": 0}
+    assert marked["skipped"] == {"bot": 5, "clock": 1}
+    assert marked["reviewed"] == full["reviewed"] - 6
+    assert [d["index"] for d in marked["decisions"]] == [
+        i for i in indices if str(i) not in marks]
+    assert marked["decisions"] == [d for d in full["decisions"] if str(d["index"]) not in marks]
+
+
+def test_the_moves_after_an_escape_are_the_bot_s() -> None:
+    m = Match(Rules(players=2), 9)
+    bots = [make_bot("efficiency", 1), make_bot("efficiency", 2)]
+    for _ in range(30):
+        s = m.to_move()[0]
+        m.apply(bots[s].choose(m.view(s), m.legal_actions(s)))
+    m.apply(Escape(0))
+    while not m.over:
+        s = m.to_move()[0]
+        m.apply(bots[s].choose(m.view(s), m.legal_actions(s)))
+    report = review(m.record(), 0, "efficiency")
+    last = max(i for i, a in enumerate(m.actions) if a.type == "escape")
+    assert report["skipped"]["bot"] > 20 and report["skipped"]["clock"] == 0
+    assert all(d["index"] < last for d in report["decisions"])
+
+
 def test_review_sees_only_the_seat_s_view(monkeypatch: pytest.MonkeyPatch) -> None:
     record = _record(4)
     seen: list[dict[str, Any]] = []
@@ -139,6 +175,14 @@ def test_review_cli_json_and_table(tmp_path: Path) -> None:
     assert data["unit"] == "expected points of the hand"
     text = runner.invoke(app, ["review", str(path), "--seat", "0", "--bot", "efficiency"])
     assert text.exit_code == 0 and "agreement" in text.stdout and "costliest" in text.stdout
+    assert "skipped" not in text.stdout  # every move was the seat's own
+    record = json.loads(path.read_text())
+    first = next(i for i, a in enumerate(record["actions"]) if a["seat"] == 0
+                 and a["type"] == "discard")
+    path.write_text(json.dumps({**record, "made_by": {str(first): "clock"}}))
+    text = runner.invoke(app, ["review", str(path), "--seat", "0", "--bot", "efficiency"])
+    assert "skipped 1 not the player's: 0 by the bot (托管), 1 by the clock (timeout)" \
+        in " ".join(text.stdout.split())
     for args in (["--seat", "7"], ["--seat", "0", "--bot", "oracle"],
                  ["--seat", "0", "--bot", "nobody"]):
         bad = runner.invoke(app, ["review", str(path), *args])

@@ -14,6 +14,10 @@ import httpx
 import pytest
 from websockets.exceptions import ConnectionClosed
 
+from hzmj.events import action_from_json
+from hzmj.game import Match
+from hzmj.record import verify
+from hzmj.rules import Rules
 from test_server_support import (
     Client,
     ServerProcess,
@@ -201,6 +205,10 @@ def test_reconnect_restores_the_seat(server: ServerProcess) -> None:
             snap = await again.until(lambda m: m["type"] == "snapshot")
             assert snap["seat"] == 0 and snap["view"]["hand"]
             assert snap["state_id"] == prompt["state_id"]
+            # the table's log comes back: the hand's events as they were sent
+            sent = [m["event"] for m in me.messages if m["type"] == "event"]
+            start = max(i for i, e in enumerate(sent) if e["type"] == "hand_start")
+            assert snap["hand_events"] == sent[start:] and len(sent[start:]) > 1
             prompt2 = await again.until(lambda m: m["type"] == "prompt")
             assert prompt2["state_id"] == prompt["state_id"]
             assert prompt2["deadline_ms"] == pytest.approx(prompt["deadline_ms"], abs=5)
@@ -397,6 +405,9 @@ def test_a_restart_between_hands_opens_the_gate_again(tmp_path: Path) -> None:
                 snap = await me.until(lambda m: m["type"] == "snapshot")
                 view = snap["view"]
                 assert (view["hand_no"], view["phase"]) == (1, "over")
+                log = snap["hand_events"]  # the hand that ended, never the next one's deal
+                assert (log[0]["type"], log[0]["hand_no"]) == ("hand_start", 1)
+                assert log[-1] == end["event"]
                 assert sorted(view["hand"]) == sorted(end["event"]["hands"][0]["concealed"])
                 await asyncio.sleep(0.5)
                 assert not any(is_event("hand_start")(m) or m["type"] == "prompt"
@@ -447,3 +458,99 @@ def test_waiting_room_ready_marks_and_the_owner_removes_a_seat(server: ServerPro
         assert info["free_seats"] == [1, 2]
 
     asyncio.run(run())
+
+
+def test_the_record_marks_the_moves_the_bot_and_the_clock_made_for_the_player(
+        tmp_path: Path) -> None:
+    """The player answers some prompts, goes 托管 for a few turns, lets one clock run
+    out, answers again; the server is killed and restarted; after more answers 托管 plays
+    to the end.  The record's ``made_by`` names exactly the player's moves it did not
+    make (the ones before the kill too), and the review skips exactly those."""
+    proc = ServerProcess(tmp_path / "marks.db", {"HZMJ_AWAY_GRACE": "60"}).start()
+    # a clock long enough that the restart and the reconnection never let it run out
+    rules = {"hands": 8, "turn_seconds": 6, "claim_seconds": 6}
+    answered: set[tuple[int, str]] = set()  # (prompt state_id, action) the server acked
+    ignored: list[int] = []  # the state_id of the prompt left to the clock
+
+    async def answer(me: Client, count: int) -> None:
+        """Answer ``count`` prompts with their default action (ready between hands)."""
+        done = 0
+        while done < count:
+            msg = await me.until(lambda m: m["type"] == "prompt" or is_event("hand_end")(m),
+                                 timeout=30)
+            if msg["type"] != "prompt":
+                await me.send({"type": "ready"})
+                continue
+            if msg["state_id"] in ignored:
+                continue
+            action = msg["actions"][-1]
+            await me.send({"type": "action", "state_id": msg["state_id"], "action": action})
+            reply = await me.until(lambda m: m["type"] in ("ack", "error"))
+            if reply["type"] == "ack":  # else overtaken (a claim won elsewhere): not ours
+                answered.add((msg["state_id"], json.dumps(action, sort_keys=True)))
+                done += 1
+
+    def seat0_discards(me: Client) -> int:
+        return sum(1 for m in me.messages if is_event("discard")(m) and m["event"]["seat"] == 0)
+
+    try:
+        room, token = room_with_bots(proc.base, rules, seed=13)
+
+        async def before_the_kill() -> None:
+            async with Client(proc.ws_base, room, token) as me:
+                await me.until(lambda m: m["type"] == "snapshot")
+                post(proc.base, f"/api/rooms/{room}/start", token=token)
+                await answer(me, 3)
+                await me.send({"type": "auto", "on": True})  # 托管 for three discards
+                goal = seat0_discards(me) + 3
+                while seat0_discards(me) < goal:
+                    await me.recv()
+                await me.send({"type": "auto", "on": False})
+                while True:  # the next prompt is left to the clock (RULES §8.7)
+                    msg = await me.until(lambda m: m["type"] == "prompt"
+                                         or is_event("hand_end")(m), timeout=30)
+                    if msg["type"] == "prompt":
+                        break
+                    await me.send({"type": "ready"})
+                ignored.append(msg["state_id"])
+                await answer(me, 2)  # after the clock made that move
+
+        asyncio.run(before_the_kill())
+        proc.kill()
+        proc.start()
+
+        async def after_the_restart() -> None:
+            async with Client(proc.ws_base, room, token) as me:
+                await me.until(lambda m: m["type"] == "snapshot")
+                await answer(me, 2)
+                await me.send({"type": "auto", "on": True})  # the bot plays to the end
+                await me.until(is_event("match_end"), timeout=120)
+
+        asyncio.run(after_the_restart())
+        record = record_of(proc, room)
+        review = httpx.get(f"{proc.base}/api/matches/{room}/review",
+                           params={"seat": 0, "bot": "efficiency"}, timeout=120).json()
+    finally:
+        proc.stop()
+    # who made each of seat 0's moves, from what this player did
+    match = Match(Rules.from_dict(record["rules"]), record["seed"])
+    expected: dict[str, str] = {}
+    choices = {"bot": 0, "clock": 0, "player": 0}
+    for i, raw in enumerate(record["actions"]):
+        if raw["seat"] == 0:
+            mine = (match.step, json.dumps(raw, sort_keys=True)) in answered
+            by = "player" if mine else "clock" if match.step in ignored else "bot"
+            if by != "player":
+                expected[str(i)] = by
+            choices[by] += len(match.legal_actions(0)) > 1
+        match.apply(action_from_json(raw))
+    assert record["made_by"] == expected
+    assert list(expected.values()).count("clock") == 1
+    assert len(answered) == 7  # every answer is the player's, unmarked
+    killed_at = max(int(i) for i, by in expected.items() if by == "clock")
+    assert sum(1 for i in expected if int(i) < killed_at) >= 3  # 托管 before the kill kept
+    assert verify(record) == []
+    assert review["skipped"] == {"bot": choices["bot"], "clock": choices["clock"]}
+    assert review["skipped"]["bot"] >= 3 and review["skipped"]["clock"] == 1
+    assert review["reviewed"] == choices["player"] > 0
+    assert {d["index"] for d in review["decisions"]}.isdisjoint(int(i) for i in expected)

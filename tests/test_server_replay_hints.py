@@ -74,6 +74,9 @@ def check_replay(body: dict[str, Any], record: dict[str, Any]) -> None:
     assert steps[0]["action"] is None
     assert [e["type"] for e in steps[0]["events"]] == ["match_start", "hand_start"]
     assert [s["action"] for s in steps[1:]] == record["actions"]
+    marks = record.get("made_by", {})
+    assert [s["by"] for s in steps] == [None] + [marks.get(str(i))
+                                                 for i in range(len(record["actions"]))]
     events = [e for s in steps for e in s["events"]]
     assert events_digest(Event(e) for e in events) == record["events_digest"]
     assert events == [e.to_json() for e in replay(record).log]
@@ -90,6 +93,7 @@ def test_replay_is_the_record_step_by_step(tmp_path: Path) -> None:
         body = client.get(f"/api/matches/{room}/replay").json()
         check_replay(body, record)
         assert body["players"] == ["random bot", "random bot"]
+        assert record["made_by"] == {}  # a bot's seat plays its own moves: none is marked
         assert client.get("/api/matches/nope/replay").status_code == 404
     with TestClient(create_app(cfg)) as client:  # a restarted server: from the database
         assert client.get(f"/api/matches/{room}/replay").json() == body

@@ -183,18 +183,16 @@ def check_no_leak(messages: list[dict[str, Any]], seat: int | None) -> None:
     """Structural check that no message shows another seat's concealed tiles or the wall
     before the hand is over (hand_end reveals every hand, RULES §13)."""
     for msg in messages:
-        revealing = msg["type"] == "event" and msg["event"]["type"] == "hand_end"
-        keys = _keys(msg)
-        assert "wall" not in keys and ("concealed" not in keys or revealing), msg
         if msg["type"] == "event":
-            e = msg["event"]
-            if e["type"] == "hand_start":
-                assert all(h is None for i, h in enumerate(e["hands"]) if i != seat), e
-            if e["type"] == "draw" and e["seat"] != seat:
-                assert e["tile"] is None, e
-            if e["type"] == "kong" and e["kind"] == "concealed" and e["seat"] != seat:
-                assert e["tile"] is None, e
-        elif msg["type"] == "snapshot" and msg["view"] is not None:
+            _check_event(msg["event"], seat)
+            continue
+        if msg["type"] == "snapshot":  # its log of the hand: events as sent one by one
+            for e in msg["hand_events"]:
+                _check_event(e, seat)
+            msg = {k: v for k, v in msg.items() if k != "hand_events"}
+        keys = _keys(msg)
+        assert "wall" not in keys and "concealed" not in keys, msg
+        if msg["type"] == "snapshot" and msg["view"] is not None:
             v = msg["view"]
             assert v["seat"] == seat
             if seat is None:
@@ -204,6 +202,17 @@ def check_no_leak(messages: list[dict[str, Any]], seat: int | None) -> None:
         elif msg["type"] == "prompt":
             assert seat is not None
             assert all(a["seat"] == seat for a in msg["actions"])
+
+
+def _check_event(e: dict[str, Any], seat: int | None) -> None:
+    keys = _keys(e)
+    assert "wall" not in keys and ("concealed" not in keys or e["type"] == "hand_end"), e
+    if e["type"] == "hand_start":
+        assert all(h is None for i, h in enumerate(e["hands"]) if i != seat), e
+    if e["type"] == "draw" and e["seat"] != seat:
+        assert e["tile"] is None, e
+    if e["type"] == "kong" and e["kind"] == "concealed" and e["seat"] != seat:
+        assert e["tile"] is None, e
 
 
 def _keys(data: Any) -> set[str]:
@@ -236,11 +245,17 @@ def check_against_record(messages: list[dict[str, Any]], seat: int | None,
         if n < len(actions):
             match.apply(actions[n])
     compared = 0
+    sent = [json.loads(json.dumps(e.for_seat(seat))) for e in match.log]
     for step, msgs in by_step.items():
         for msg in msgs:
             states = seen[step]
             if msg["type"] == "snapshot":
                 assert any(msg["view"] == view for view, _ in states), step
+                # the log of the hand: what event messages carried, from its hand_start
+                events = msg["hand_events"]
+                assert events and events[0]["type"] == "hand_start", step
+                first = next(i for i, e in enumerate(sent) if e == events[0])
+                assert sent[first:first + len(events)] == events, step
             else:
                 assert seat is not None
                 assert any(msg["actions"] == legal for _, legal in states), step

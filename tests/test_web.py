@@ -10,6 +10,7 @@ tests/artifacts/ (git-ignored).
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 import time
@@ -380,10 +381,16 @@ def test_pong_through_the_claim_bar_then_reload_restores_the_seat(
     sync_api.expect(page.locator(".discards .tile.claimed")).not_to_have_count(0)
     sync_api.expect(page.locator(".hand-tile.playable").first).to_be_visible()
     before = hand_tiles(page)
+    log = page.locator(".area-centre .log > div")
+    sync_api.expect(log.last).to_contain_text("碰")  # the log: ..., a discard, our pong
+    lines = log.all_inner_texts()
+    assert len(lines) == 3, lines
     page.reload()
     page.wait_for_selector(".hand .hand-tile")
     sync_api.expect(page.locator('.own-melds .meld[data-type="pong"]')).to_have_count(1)
     assert hand_tiles(page) == before
+    # the hand's log comes back with the snapshot (it was empty after a reload)
+    sync_api.expect(log).to_have_text(lines)
     playable = page.locator(".hand-tile.playable").first
     playable.click()
     playable.click()
@@ -593,6 +600,45 @@ def test_auto_play_to_the_final_table_then_the_replay_and_its_review(
     sync_api.expect(page.locator(".final-box .hist-cell .running-label").first).to_have_text("累计")
     shot(page, "replay.png")
     check_review_box(page, fast_server.base, room_id)
+    check_moves_made_for_the_player(page, fast_server.base, room_id, record)
+
+
+def check_moves_made_for_the_player(page: Any, base: str, room_id: str,
+                                    record: dict[str, Any]) -> None:
+    """托管 from the start: the record gives every move of seat 0 to the bot
+    (``made_by``), the replay's step log marks them 托管, and seat 0's review skips them
+    all and says how many (phone width)."""
+    mine = [i for i, a in enumerate(record["actions"]) if a["seat"] == 0]
+    assert len(mine) > 50 and record["made_by"] == {str(i): "bot" for i in mine}
+    page.set_viewport_size({"width": 390, "height": 844})
+    box = page.locator("section.review-box")
+    box.locator("select.review-seat").select_option("0")
+    box.locator("button.review-run").click()
+    summary = box.locator(".review-summary")
+    sync_api.expect(summary).to_be_visible(timeout=60000)
+    data = page.request.get(f"{base}/api/matches/{room_id}/review?seat=0").json()
+    assert data["reviewed"] == 0 and data["skipped"]["clock"] == 0
+    assert data["skipped"]["bot"] > 50
+    sync_api.expect(summary).to_contain_text(
+        f"跳过 {data['skipped']['bot']} 个非本人的决定（托管 {data['skipped']['bot']}，超时 0）")
+    page.click("button.first")
+    tag = page.locator(".step-events .made-by")
+    for _ in range(12):  # to seat 0's first move
+        if tag.count():
+            break
+        page.click("button.next")
+    sync_api.expect(tag).to_have_text("托管")
+    sync_api.expect(tag).to_be_visible()  # the step log is shown on phones too
+    sync_api.expect(tag).to_have_class(re.compile("made-by-bot"))
+    page.click("button.prev")  # the position it was made in: not reviewed, and why
+    sync_api.expect(box.locator(".review-skipped-here")).to_contain_text("不是本人的决定（托管）")
+    page.click("button.next")
+    assert no_horizontal_scroll(page), "the replay scrolls sideways at 390 px"
+    shot(page, "replay-390-auto.png")
+    page.click("button.lang")
+    sync_api.expect(tag).to_have_text("托管 (auto)")
+    sync_api.expect(summary).to_contain_text("decisions not the player's skipped")
+    page.click("button.lang")
 
 
 def check_review_box(page: Any, base: str, room_id: str) -> None:

@@ -613,6 +613,11 @@ def review_command(
                    f"{'–' if agreement is None else f'{agreement:.0%}'}; loss "
                    f"{report['loss_total']:.2f} in total, {report['loss_per_hand']:.2f} "
                    "per hand"))
+    skipped = report["skipped"]
+    if any(skipped.values()):
+        out.print(Text(f"skipped {sum(skipped.values())} not the player's: "
+                       f"{skipped['bot']} by the bot (托管), {skipped['clock']} by the clock "
+                       "(timeout)"))
     for d in report["costliest"]:
         out.print(Text(f"  costliest: #{d['index']} (hand {d['hand_no']}) played "
                        f"{_action_text(d['played'])}, best {_action_text(d['best'])}, "

@@ -6,12 +6,24 @@ A record is a JSON object::
      "actions": [{"type": "discard", "seat": 0, "tile": "5m"}, ...],
      "points": [..final or current points..], "hands": [..per-hand deltas..],
      "events_digest": "sha256 of every event",
-     "commitment": "sha256 hex", "salt": "hex"}     (a table server's records only)
+     "commitment": "sha256 hex", "salt": "hex",     (a table server's records only)
+     "made_by": {"17": "bot", "40": "clock"}}       (a table server's records only)
 
 :func:`replay` rebuilds the match from ``rules``, ``seed`` and ``actions`` alone;
 :func:`replay_steps` also returns what each action did (the replay page's steps);
 :func:`verify` also checks the stored points, per-hand deltas and event digest, and the
 fairness commitment when there is one.
+
+``made_by`` says which actions a person's seat did not choose itself: the key is the
+action's index in ``actions`` (a decimal string: JSON keys are strings), the value
+``"bot"`` when the server's bot played the seat for its player (托管 switched on, away
+past the grace, after repeated clock expiries, or after leaving, RULES §8.5) or
+``"clock"`` when the seat's clock ran out and its default was applied (RULES §8.7).  An
+action not listed is the seat's own: its player's, or on a bot's seat the bot's.  The
+field is optional and outside the replay: a record without it (the engine's own, or one
+a server wrote before it had the field) is as valid, and says nothing about who chose;
+it is not in the digest nor in the commitment.  Readers of version 1 ignore fields they
+do not know, so the version stays 1.
 
 A table server commits to each match's seed before the deal is played: it publishes
 ``seed_commitment(seed, salt)`` (SHA-256 of ``"hzmj-seed:{seed}:{salt}"``, hex) at the
@@ -36,6 +48,7 @@ if TYPE_CHECKING:
 
 RECORD_FORMAT: Final = "hzmj-record"
 RECORD_VERSION: Final = 1
+MADE_BY: Final = ("bot", "clock")  # who chose an action instead of its seat's player
 
 
 class RecordError(ValueError):
@@ -57,17 +70,19 @@ def seed_commitment(seed: int, salt: str) -> str:
     return hashlib.sha256(f"hzmj-seed:{seed}:{salt}".encode()).hexdigest()
 
 
-def fair_record(match: Match, salt: str) -> dict[str, Any]:
+def fair_record(match: Match, salt: str,
+                made_by: Mapping[int, str] | None = None) -> dict[str, Any]:
     """:func:`make_record` with the seed's commitment and the salt that opens it."""
-    return {**make_record(match), "commitment": seed_commitment(match.seed, salt),
+    return {**make_record(match, made_by), "commitment": seed_commitment(match.seed, salt),
             "salt": salt}
 
 
-def make_record(match: Match) -> dict[str, Any]:
-    """The record of ``match`` so far (see the module docstring).  A ``log=False`` match
-    is replayed with the log for its digest."""
+def make_record(match: Match, made_by: Mapping[int, str] | None = None) -> dict[str, Any]:
+    """The record of ``match`` so far (see the module docstring), with ``made_by`` (action
+    index -> one of :data:`MADE_BY`) when given.  A ``log=False`` match is replayed with
+    the log for its digest."""
     logged = match if match.logged else match.logged_replay()
-    return {
+    record = {
         "format": RECORD_FORMAT,
         "version": RECORD_VERSION,
         "rules": match.rules.to_dict(),
@@ -79,20 +94,25 @@ def make_record(match: Match) -> dict[str, Any]:
         "over": match.over,
         "events_digest": events_digest(logged.log),
     }
+    if made_by is not None:
+        record["made_by"] = {str(i): made_by[i] for i in sorted(made_by)}
+    return record
 
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One step of a replayed match: ``action`` (``None`` for the deal, step 0) and the
-    events it produced."""
+    """One step of a replayed match: ``action`` (``None`` for the deal, step 0), the
+    events it produced, and who chose the action when not its seat (``by``, from the
+    record's ``made_by``: ``"bot"``, ``"clock"`` or ``None``)."""
 
     action: Action | None
     events: tuple[Event, ...]
+    by: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """``{"action": action json | null, "events": [full event json…]}``."""
+        """``{"action": action json | null, "events": [full event json…], "by": …}``."""
         return {"action": self.action.to_json() if self.action is not None else None,
-                "events": [e.to_json() for e in self.events]}
+                "events": [e.to_json() for e in self.events], "by": self.by}
 
 
 def replay(record: Mapping[str, Any]) -> Match:
@@ -128,16 +148,35 @@ def replay_steps(record: Mapping[str, Any]) -> tuple[Match, list[Step]]:
         actions = record["actions"]
         if not isinstance(actions, list):
             raise RecordError(f"record's actions must be a list, got {type(actions).__name__}")
+        made_by = _made_by(record.get("made_by", {}), len(actions))
         for i, raw in enumerate(actions):
             try:
                 action = action_from_json(raw)
-                steps.append(Step(action, tuple(match.apply(action))))
+                steps.append(Step(action, tuple(match.apply(action)), made_by.get(i)))
             except (ValueError, TypeError, KeyError, AttributeError) as exc:
                 raise RecordError(f"action {i} ({shown(raw, 80)}) does not apply: "
                                   f"{clip(str(exc), 200)}") from None
     except KeyError as exc:
         raise RecordError(f"record lacks {exc}") from None
     return match, steps
+
+
+def _made_by(raw: Any, actions: int) -> dict[int, str]:
+    """A record's ``made_by`` as {action index: "bot" | "clock"}; :class:`RecordError`
+    for anything else (an index must name one of the ``actions``)."""
+    if not isinstance(raw, Mapping):
+        raise RecordError(f"record's made_by must be an object, got {shown(raw, 80)}")
+    out = {}
+    for key, by in raw.items():
+        if not (isinstance(key, str) and key.isdecimal() and key == str(int(key))
+                and int(key) < actions):
+            raise RecordError(f"made_by: {shown(key, 40)} is not the index of one of the "
+                              f"{actions} actions")
+        if by not in MADE_BY:
+            raise RecordError(f"made_by: action {key} made by {shown(by, 40)}, not one of "
+                              f"{', '.join(MADE_BY)}")
+        out[int(key)] = by
+    return out
 
 
 def verify(record: Mapping[str, Any]) -> list[str]:

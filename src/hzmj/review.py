@@ -6,6 +6,11 @@ RULES §13, never another hand or the wall) and values its top choices and the m
 played.  ``loss`` is how much less the bot valued the move played than its choice (0
 when they agree: the same move, or one valued at least as high), in the bot's own unit
 (the expert's: expected points of the hand).
+
+Only the seat's own decisions are valued: an action the record's ``made_by`` marks as the
+server bot's (托管, away, left) or the clock's (a timeout, RULES §8.7), and every action
+of a seat that has left the match (``Match.is_auto``, RULES §8.5), are counted in
+``skipped`` instead.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from typing import Any, Final
 from hzmj.bots.base import Bot
 from hzmj.bots.registry import make_bot, sees_all
 from hzmj.events import Action
-from hzmj.record import RecordError, replay_steps
+from hzmj.record import MADE_BY, RecordError, replay_steps
 from hzmj.shown import shown
 
 DEFAULT_BOT: Final = "expert"
@@ -36,7 +41,9 @@ def review(record: Mapping[str, Any], seat: int, bot: str = DEFAULT_BOT,
     may last hundreds of hands: the server bounds what one review costs).
 
     Returns ``{"seat", "bot", "unit", "hands", "hands_reviewed", "decisions": [...], "reviewed",
-    "agreement", "loss_total", "loss_per_hand", "costliest": [...]}``; a decision is
+    "skipped", "agreement", "loss_total", "loss_per_hand", "costliest": [...]}``
+    (``skipped``: ``{"bot": n, "clock": n}``, the decisions with a choice the bot or the
+    clock made for the seat, not reviewed); a decision is
     ``{"index", "hand_no", "played", "best", "agree", "loss", "top"}`` (``index``: the
     action's place in the record; ``top``: the bot's best choices with their values;
     ``loss``: ``None`` when the bot did not value the move played; ``agree``: the move
@@ -65,14 +72,18 @@ def review(record: Mapping[str, Any], seat: int, bot: str = DEFAULT_BOT,
     total_mine = sum(1 for s in steps[1:] if s.action is not None and s.action.seat == seat)
     done = 0
     decisions = []
+    skipped = dict.fromkeys(MADE_BY, 0)
     ended = 0  # hands ended so far in the replay
     unfinished = False  # the record stops inside a hand where the seat decided
     for i, step in enumerate(steps[1:]):
         action = step.action
         assert action is not None
-        if action.seat == seat and not live.is_auto(seat) and action.type != "escape":
+        if action.seat == seat and action.type != "escape":
+            by = step.by or ("bot" if live.is_auto(seat) else None)
             legal = live.legal_actions(seat)
-            if len(legal) > 1:
+            if len(legal) > 1 and by is not None:
+                skipped[by] += 1
+            elif len(legal) > 1:
                 unfinished = ended == reviewed_hands
                 decisions.append(_decision(i, live.hand_no, reviewer,
                                            live.view(seat), legal, action))
@@ -92,7 +103,7 @@ def review(record: Mapping[str, Any], seat: int, bot: str = DEFAULT_BOT,
     return {
         "seat": seat, "bot": bot, "unit": UNITS.get(bot.partition(":")[0].partition("@")[0], ""),
         "hands": len(match.results), "hands_reviewed": reviewed_hands,
-        "decisions": decisions, "reviewed": len(decisions),
+        "decisions": decisions, "reviewed": len(decisions), "skipped": skipped,
         "agreement": round(statistics.fmean(d["agree"] for d in decisions), 4)
         if decisions else None,
         "loss_total": round(total, 4), "loss_per_hand": round(total / hands, 4),

@@ -194,6 +194,10 @@ class Hints(_Model):
 class ReplayStep(_Model):
     action: Json | None = Field(description="null for step 0, the deal")
     events: list[Json] = Field(description="full (unredacted) events of this step")
+    by: Literal["bot", "clock"] | None = Field(
+        default=None, description="who chose the action instead of its seat's player (the "
+        "record's made_by): the server's bot (托管, away, left) or the clock (a timeout); "
+        "null: the seat itself, or not known")
 
 
 class Replay(_Model):
@@ -228,6 +232,11 @@ class ReviewDecision(_Model):
     top: list[HintCandidate] = Field(description="the bot's best choices, and the move played")
 
 
+class ReviewSkipped(_Model):
+    bot: int = Field(description="made by the server's bot: 托管, away, or after leaving")
+    clock: int = Field(description="made by the clock: the default on a timeout (RULES §8.7)")
+
+
 class Review(_Model):
     seat: int
     bot: str
@@ -237,6 +246,8 @@ class Review(_Model):
                                             "the server's first 16 (a points match may "
                                             "last hundreds)")
     reviewed: int = Field(description="decisions with a choice")
+    skipped: ReviewSkipped = Field(description="decisions with a choice the seat's player "
+                                               "did not make, not reviewed")
     agreement: float | None = Field(description="share of decisions where played = best")
     loss_total: float
     loss_per_hand: float
@@ -261,6 +272,10 @@ class SnapshotMsg(_Model):
     view: Json | None = Field(description="hzmj view(seat); null before the match starts")
     history: list[Json] = Field(default_factory=list, description="the 战绩: every finished "
                                 "hand's hand_end event, with its win event as `win` (or null)")
+    hand_events: list[Json] = Field(default_factory=list, description="the shown hand's "
+                                    "events so far, from its hand_start, each "
+                                    "Event.for_seat(your seat) as event messages carried "
+                                    "them: the table's log after a reload or reconnect")
 
 
 class EventMsg(_Model):

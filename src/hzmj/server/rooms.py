@@ -23,7 +23,7 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -204,6 +204,9 @@ class Room:
         self.gate_lifted = -1  # the log index of the hand_start whose gate has lifted
         self.bots: dict[int, Bot] = {}
         self.thinking: dict[int, asyncio.Task[None]] = {}
+        # the record's made_by: action index -> "bot" | "clock", the actions of a person's
+        # seat its player did not choose (stored with each action, so a restart keeps it)
+        self.made_by: dict[int, str] = {}
         self.published = 0  # events of the match log sent so far
         self.hold_step: int | None = None  # the held discard's step (see the module doc)
         self.hold_until = 0.0
@@ -473,7 +476,7 @@ class Room:
         if not self._controlled_by_bot(seat, time.monotonic()):
             return  # the player took the seat back meanwhile
         legal = m.legal_actions(seat)
-        if await self._apply_unless_unstored(action if action in legal else legal[-1]):
+        if await self._apply_unless_unstored(action if action in legal else legal[-1], "bot"):
             self.bots[seat] = bot  # else the bot asks again (same RNG) after the pause
 
     async def _expire(self, seat: int) -> None:
@@ -481,7 +484,7 @@ class Room:
         assert m is not None
         action = m.default_action(seat)
         assert action is not None
-        if not await self._apply_unless_unstored(action):
+        if not await self._apply_unless_unstored(action, "clock"):
             return  # not applied, so not an expiry: tried again after the pause
         s = self.seats[seat]
         s.expiries += 1  # counted once the default move is really made
@@ -604,15 +607,20 @@ class Room:
         if action not in m.legal_actions(action.seat):
             raise Refused("not_legal", f"{action.type} is not one of your legal actions now")
 
-    async def _apply(self, action: Action) -> None:
-        """Persist, apply and publish one legal action.  ``Refused("storage")`` when the
-        database cannot take it now: nothing is applied, and bots and clocks of this
-        room wait ``STORAGE_RETRY_SECONDS`` before they try again."""
+    async def _apply(self, action: Action, by: str | None = None) -> None:
+        """Persist, apply and publish one legal action; ``by``: who chose it when not the
+        seat itself, the bot (``"bot"``: 托管, away, left) or the clock (``"clock"``, RULES
+        §8.7), kept in the record's ``made_by`` for a person's seat (a bot's seat plays
+        its own moves).  ``Refused("storage")`` when the database cannot take it now:
+        nothing is applied, and bots and clocks of this room wait
+        ``STORAGE_RETRY_SECONDS`` before they try again."""
         m = self.match
         assert m is not None
         self._check_legal(action)
+        if self.seats[action.seat].bot is not None:
+            by = None
         try:
-            await self.store.append_action(self.id, len(m.actions), action.to_json())
+            await self.store.append_action(self.id, len(m.actions), action.to_json(), by)
         except SQLAlchemyError as exc:
             self.storage_retry_at = time.monotonic() + STORAGE_RETRY_SECONDS
             log.warning("room %s: action %d (%s of seat %d) not stored, not applied: %s",
@@ -620,16 +628,18 @@ class Room:
                         getattr(exc, "orig", exc))
             raise Refused("storage", "the server could not store your action just now "
                           "(its database is busy); nothing changed: try again") from None
+        if by is not None:
+            self.made_by[len(m.actions)] = by
         m.apply(action)
         if m.over:
             await self.store.finish(self.id, self.record())
         self._publish()
 
-    async def _apply_unless_unstored(self, action: Action) -> bool:
+    async def _apply_unless_unstored(self, action: Action, by: str) -> bool:
         """:meth:`_apply` for the room's own moves (bots, clocks): False when the
         database could not take it (nothing applied; tried again after the pause)."""
         try:
-            await self._apply(action)
+            await self._apply(action, by)
         except Refused as exc:
             if exc.code == "storage":
                 return False
@@ -637,9 +647,10 @@ class Room:
         return True
 
     def record(self) -> dict[str, Any]:
-        """The match's record with its fairness commitment, seed and salt."""
+        """The match's record with its fairness commitment, seed and salt, and which moves
+        the bot or the clock made for a player (``made_by``)."""
         assert self.match is not None
-        return fair_record(self.match, self.salt)
+        return fair_record(self.match, self.salt, self.made_by)
 
     @property
     def shown_step(self) -> int:
@@ -1061,6 +1072,8 @@ class Room:
                               view=(held[conn.seat] if held is not None else m.view(conn.seat))
                               if m else None,
                               history=_history(m.log[:self.published], conn.seat)
+                              if m else [],
+                              hand_events=_hand_events(m.log, self.published, conn.seat)
                               if m else []))
         self._send_prompt(conn)
 
@@ -1168,6 +1181,7 @@ class Room:
         else:
             match = Match(room.rules, room.seed)
             room.match = match
+            room.made_by = dict(stored.made_by)
             room._mark_hand_origin()
             finished = None  # the hand origin of a hand the last action ended
             for raw in stored.actions:
@@ -1397,6 +1411,15 @@ def _history(log: Iterable[Event], seat: int | None) -> list[dict[str, Any]]:
         elif e.type == "hand_end":
             out.append({**e.for_seat(seat), "win": win})
     return out
+
+
+def _hand_events(log: Sequence[Event], published: int,
+                 seat: int | None) -> list[dict[str, Any]]:
+    """The shown hand's events (of ``log[:published]``, from its last ``hand_start``) as
+    ``seat`` saw them in its event messages: a reloaded page's log (RULES §13: the same
+    redaction, so nothing the seat was not shown)."""
+    start = next((i for i in range(published - 1, -1, -1) if log[i].type == "hand_start"), 0)
+    return [e.for_seat(seat) for e in log[start:published]]
 
 
 def _epoch_ms(deadline: float) -> int:

@@ -143,6 +143,8 @@ class ActionRow(Base):
     idx: Mapped[int] = mapped_column(Integer, primary_key=True)
     action: Mapped[str] = mapped_column(Text)  # Action.to_json()
     created_at: Mapped[float] = mapped_column(Float)
+    # "bot" | "clock": chosen for the seat's player (the record's made_by, 0006)
+    made_by: Mapped[str | None] = mapped_column(String(8), nullable=True)
 
 
 @dataclass
@@ -170,6 +172,7 @@ class StoredRoom:
     created_at: float = 0.0  # epoch seconds
     seats: list[StoredSeat] = field(default_factory=list)
     actions: list[dict[str, Any]] = field(default_factory=list)
+    made_by: dict[int, str] = field(default_factory=dict)  # action index -> "bot" | "clock"
     record: dict[str, Any] | None = None
     removed: list[str] = field(default_factory=list)  # addresses banned while open
 
@@ -323,12 +326,14 @@ class Store:
 
     # -- actions ---------------------------------------------------------------------
 
-    async def append_action(self, room_id: str, idx: int, action: dict[str, Any]) -> None:
-        """Durably append action ``idx`` of a room (returns once committed);
+    async def append_action(self, room_id: str, idx: int, action: dict[str, Any],
+                            made_by: str | None = None) -> None:
+        """Durably append action ``idx`` of a room, with who chose it when not the seat's
+        player (``made_by``, the record's); returns once committed;
         :class:`StaleOwnerError` if another node has taken the room since."""
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         row = {"room_id": room_id, "idx": idx, "action": json.dumps(action),
-               "created_at": time.time()}
+               "created_at": time.time(), "made_by": made_by}
         await self._queue.put((row, done))
         await done
 
@@ -474,6 +479,8 @@ class Store:
                     ActionRow.room_id.in_(running)).order_by(ActionRow.room_id, ActionRow.idx))
                 for a in actions.all():
                     rooms[a.room_id].actions.append(_json(a.action))
+                    if a.made_by is not None:
+                        rooms[a.room_id].made_by[a.idx] = a.made_by
         return list(rooms.values())
 
 

@@ -7,7 +7,7 @@
 import { api, wsUrl } from "./api.js";
 import { applyEvent, boardFromView, emptyBoard } from "./board.js";
 import { eventFeedback, headerTools } from "./feedback.js";
-import { getLang, setLang, t } from "./i18n.js";
+import { bi, getLang, setLang, t } from "./i18n.js";
 import {
   centreInfo, eventLine, finalElement, h, historyElement, positionOf, roomTitle, seatName,
   seatNames, seatPanel, settlementElement, tileOpts,
@@ -20,7 +20,7 @@ const header = document.getElementById("header");
 const SPEEDS = [0.5, 1, 2, 4];
 
 const state = {
-  names: [], steps: [], boards: [], index: 0, show: "all", error: "", title: roomId,
+  names: [], steps: [], moves: [], boards: [], index: 0, show: "all", error: "", title: roomId,
   playing: false, speed: 1, timer: null, live: null, room: null,
   reviewSeat: 0, review: null, reviewing: false, reviewError: "", fair: null,
 };
@@ -59,7 +59,7 @@ function splitHandEnds(steps) {
   for (const [i, s] of steps.entries()) {
     const cut = s.events.findIndex((e) => e.type === "hand_start");
     if (cut > 0 && s.events.slice(0, cut).some((e) => e.type === "hand_end")) {
-      out.push({ action: s.action, events: s.events.slice(0, cut), orig: -1 });
+      out.push({ action: s.action, by: s.by, events: s.events.slice(0, cut), orig: -1 });
       out.push({ action: null, events: s.events.slice(cut), orig: i });
     } else {
       out.push({ ...s, orig: i });
@@ -185,7 +185,25 @@ function controls() {
     jump, h("label", {}, `${t("speed")} `, speed), h("label", {}, `${t("show_hand")} `, show));
 }
 
-function tableOf(b, events) {
+const madeByName = (by) => (by === "bot" ? bi("托管", "auto") : bi("超时", "timeout"));
+
+/** The mark of a move its seat's player did not choose (the record's made_by): 托管, the
+ * bot played it; 超时, the clock did. */
+function madeByTag(by) {
+  if (!by) return null;
+  return h(`span.tag.made-by.made-by-${by}`, { title: t(`made_by_${by}_help`) }, madeByName(by));
+}
+
+/** The step's log: its events' sentences, the first marked when the bot or the clock
+ * made the move (a pass shows no sentence: then the mark and the seat alone). */
+function stepLog(b, step) {
+  const lines = (step?.events || []).map((e) => eventLine(b, e, state.names)).filter(Boolean);
+  const tag = madeByTag(step?.by);
+  if (tag && !lines.length) lines.push(seatName(state.names, step.action.seat));
+  return lines.map((x, i) => h("div", {}, i === 0 && tag ? [tag, " ", x] : x));
+}
+
+function tableOf(b, step) {
   const focus = state.show === "all" || state.show === "none" ? 0 : Number(state.show);
   const areas = { top: [], left: [], right: [], bottom: [] };
   for (let i = 0; i < b.n; i += 1) {
@@ -194,12 +212,11 @@ function tableOf(b, events) {
     areas[positionOf({ ...b, seat: focus }, i)].push(seatPanel(b, i, state.names,
       { showHand, viewer: focus, presence: state.live ? { seat } : null }));
   }
-  const lines = events.map((e) => eventLine(b, e, state.names)).filter(Boolean);
   return h(`div.table.n${b.n}`, {},
     h("div.area-top", {}, areas.top), h("div.area-left", {}, areas.left),
     h("div.area-right", {}, areas.right),
     h("div.area-centre", {}, centreInfo(b, state.names),
-      h("div.log.step-events", {}, lines.map((x) => h("div", {}, x)))),
+      h("div.log.step-events", {}, stepLog(b, step))),
     h("div.area-bottom", {}, areas.bottom));
 }
 
@@ -301,6 +318,9 @@ function decisionLine(d, b, { withHand = false } = {}) {
   ];
 }
 
+/** How many of the seat's decisions the review left out: the bot's or the clock's. */
+const skippedCount = (r) => (r.skipped ? r.skipped.bot + r.skipped.clock : 0);
+
 /** The AI review box: a seat, a button, the summary and the costliest decisions; the
  * decision at the current step (if the reviewed seat acted here) is shown beside. */
 function reviewBox() {
@@ -319,13 +339,20 @@ function reviewBox() {
     const pct = r.agreement === null ? "–" : `${Math.round(r.agreement * 100)}%`;
     parts.push(h("p.review-summary", {}, t("review_summary", r.reviewed, pct,
       r.loss_total.toFixed(2), r.loss_per_hand.toFixed(2)),
+    skippedCount(r) ? h("span.review-skipped", {}, t("review_skipped", skippedCount(r),
+      r.skipped.bot, r.skipped.clock)) : null,
     r.unit ? h("span.review-unit", {}, ` · ${unitName(r.unit)}`) : null,
     r.hands_reviewed < r.hands ? t("review_first_hands", r.hands_reviewed, r.hands) : ""));
     if (r.unit === "expected points of the hand") {
       parts.push(h("p.review-help", {}, t("review_values_help")));
     }
-    const here = r.decisions.find((d) => d.index === state.steps[state.index]?.orig); // before action i
-    if (here) {
+    const k = state.steps[state.index]?.orig; // the position before the record's action k
+    const here = r.decisions.find((d) => d.index === k);
+    const next = state.moves[k];
+    if (next?.by && next.action.seat === r.seat) {
+      parts.push(h("p.review-here.review-skipped-here", {}, t("review_skipped_here",
+        madeByName(next.by))));
+    } else if (here) {
       const b = boardBefore(here.index);
       const note = decisionNote(here);
       parts.push(h("p.review-here", {}, decisionLine(here, b)),
@@ -359,7 +386,7 @@ function render() {
     controls(),
     he ? h("section.settlement-box", {}, h("h3", {}, `${t("settlement")} · ${t("hand_no", he.hand_no)}`),
       settlementElement(b, he, state.names)) : null,
-    tableOf(b, step.events),
+    tableOf(b, step),
     me ? h("section.final-box", {}, h("h3", {}, t("final")), finalElement(me, state.names),
       h("h3", {}, t("history")), historyElement(b.history, state.names, b.n)) : null,
     reviewBox()));
@@ -370,7 +397,7 @@ function renderLive() {
   root.replaceChildren(h("main.replay.live.table-page", {},
     h("h2", {}, `${t("live_view")} · ${state.title}`),
     h("p.spectating", {}, t("spectating"), state.room?.spectators ? ` · ${t("spectators", state.room.spectators)}` : ""),
-    b ? tableOf(b, state.live.recent) : null,
+    b ? tableOf(b, { events: state.live.recent }) : null,
     b?.handEnd && b.phase === "over" ? h("section.settlement-box", {}, h("h3", {}, t("settlement")),
       settlementElement(b, b.handEnd, state.names)) : null,
     b?.matchEnd ? h("p", {}, h("a.button", { href: `/replay/${roomId}`, onclick: () => location.reload() }, t("replay"))) : null));
@@ -427,6 +454,7 @@ async function load() {
       return;
     }
     const data = await api("GET", `/api/matches/${roomId}/replay`);
+    state.moves = stepsOf(data).slice(1); // the record's actions, each with its `by`
     state.steps = splitHandEnds(stepsOf(data));
     const n = data.rules?.players || room.rules.players;
     state.boards = buildBoards(state.steps, n);

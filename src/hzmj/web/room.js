@@ -14,6 +14,7 @@ import { tileElement, tileLabel } from "./tiles.js";
 
 // the bots a seat may have (the server refuses the oracle: it sees every tile)
 const BOTS = ["efficiency", "strong", "expert", "random"];
+const LOG_LINES = 31; // the log's lines kept (the table shows the last three)
 
 /** Seconds left until an epoch-ms deadline. */
 function secondsLeft(deadline) {
@@ -156,6 +157,9 @@ export class RoomPage {
           if (!this.board) this.toTop = true;
           this.board = boardFromView(msg.view);
           this.board.history = (msg.history || []).map((he) => ({ ...he, caishen: this.board.caishen }));
+          // the log of the hand so far (a reload or a new socket starts with none)
+          this.log = (msg.hand_events || []).map((e) => eventLine(this.board, e, this.names))
+            .filter(Boolean).slice(-LOG_LINES);
           // the server follows a snapshot with a prompt when this seat has to act
           this.prompt = null;
           this.showGateSettlement();
@@ -215,7 +219,7 @@ export class RoomPage {
     applyEvent(this.board, e);
     eventFeedback(this.board, e, (i) => seatName(this.names, i), this.board.seat);
     const line = eventLine(this.board, e, this.names);
-    if (line) this.log = [...this.log.slice(-30), line];
+    if (line) this.log = [...this.log.slice(1 - LOG_LINES), line];
     if (e.type === "hand_end") {
       const he = this.board.handEnd;
       this.queueDialog("settlement", t("settlement"),
