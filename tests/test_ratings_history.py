@@ -159,6 +159,34 @@ def test_migration_0006_keeps_a_running_room_s_actions(tmp_path: Path) -> None:
                                              (1, '{"type": "pass"}', None)]
 
 
+@pytest.mark.parametrize("start", ["0001", "0002", "0003"])
+def test_upgrading_keeps_every_rooms_seats_and_actions(tmp_path: Path, start: str) -> None:
+    """An SQLite database from before 0004 keeps its seats, actions and match links: 0004
+    rebuilds the rooms table, and with the server's foreign keys on, dropping the old
+    table cascaded to every seat and action (every running match and seat list lost)."""
+    db = tmp_path / "old.db"
+    upgrade_to(db, start)
+    with sqlite3.connect(db) as conn:
+        conn.execute("INSERT INTO rooms (id, name, rules, seed, status, owner_seat, "
+                     "created_at) VALUES ('r1', 'old', '{}', 1, 'running', 0, 0)")
+        conn.executemany("INSERT INTO seats (room_id, seat, name, token_hash, bot, left) "
+                         "VALUES ('r1', ?, ?, NULL, NULL, 0)", [(0, "ann"), (1, "bo")])
+        conn.executemany("INSERT INTO actions (room_id, idx, action, created_at) "
+                         "VALUES ('r1', ?, ?, 0)", [(0, '{"type": "discard"}')])
+        if start != "0001":
+            conn.execute("INSERT INTO match_players (room_id, seat) VALUES ('r1', 0)")
+    engine = make_engine(f"sqlite+aiosqlite:///{db}")
+    asyncio.run(migrate(engine))
+    asyncio.run(engine.dispose())
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT seat, name FROM seats ORDER BY seat").fetchall() == [
+            (0, "ann"), (1, "bo")]
+        assert conn.execute("SELECT idx FROM actions").fetchall() == [(0,)]
+        if start != "0001":
+            assert conn.execute("SELECT room_id FROM match_players").fetchall() == [("r1",)]
+        assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+
+
 def test_arena_rate_writes_bot_ratings(tmp_path: Path) -> None:
     db = tmp_path / "server.db"
     args = ["arena", "--bots", "efficiency,random", "--hands", "16", "--seed", "3",

@@ -593,7 +593,31 @@ def _first_line(exc: BaseException) -> str:
 
 
 async def migrate(engine: AsyncEngine) -> None:
-    """Upgrade the database to the newest Alembic revision."""
+    """Upgrade the database to the newest Alembic revision.
+
+    On SQLite the foreign keys are off while the migrations run: SQLite alters a table
+    by rebuilding it (Alembic's batch mode copies it, drops the old one and renames the
+    copy), and with foreign keys on, dropping the old ``rooms`` table deleted every row
+    that refers to it (``ON DELETE CASCADE``: each room's seats, actions and match
+    links).  The pragma does nothing inside a transaction, so it is set before the
+    migrations' transaction; the keys are checked after it (``RuntimeError`` if a row
+    refers to nothing) and switched on again."""
+    if engine.dialect.name == "sqlite":
+        async with engine.connect() as conn:
+            await conn.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            await conn.commit()
+            try:
+                await conn.run_sync(_upgrade)
+                await conn.commit()
+                broken = (await conn.exec_driver_sql("PRAGMA foreign_key_check")).fetchall()
+                await conn.commit()
+            finally:
+                await conn.exec_driver_sql("PRAGMA foreign_keys=ON")
+                await conn.commit()
+        if broken:
+            raise RuntimeError(f"the upgraded database has {len(broken)} rows that refer "
+                               f"to nothing (first: {broken[0]!r})")
+        return
     async with engine.begin() as conn:
         if conn.dialect.name == "postgresql":  # nodes starting together migrate one by one
             await conn.execute(text("SELECT pg_advisory_xact_lock(7342801)"))
