@@ -20,7 +20,8 @@ _TEMPLATE = """<!doctype html>
 <main class="rulebook">{body}</main>
 <script>
 const other = document.querySelector("a.book-lang");
-const keepSection = () => {{ other.hash = location.hash; }};
+const book = other.getAttribute("href");
+const keepSection = () => other.setAttribute("href", book + location.hash);
 keepSection();
 addEventListener("hashchange", keepSection);
 </script></body></html>"""
