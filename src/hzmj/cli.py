@@ -109,8 +109,8 @@ app = typer.Typer(
     name="hzmj",
     cls=_OneLineErrors,
     help="Hangzhou Mahjong (杭州麻将): hand calculator, table server, bots, arenas, "
-         "records and AI review. § numbers refer to the rule book: `hzmj rules 6.5` (docs/rules.md; "
-         "in Chinese: `hzmj rules 6.5 --lang zh`).",
+         "records and AI review. § numbers refer to the rule book: `hzmj rules 6.5` "
+         "(docs/rules.md; in Chinese: `hzmj rules 6.5 --lang zh`).",
     add_completion=False,
     pretty_exceptions_enable=False,
 )

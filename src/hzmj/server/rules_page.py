@@ -7,7 +7,9 @@ from __future__ import annotations
 from hzmj import rulebook
 
 _NAMES = {"en": "English", "zh": "中文"}
-_PAGE = {"en": ("en", "Rules · Hangzhou Mahjong", "Lobby"), "zh": ("zh-CN", "规则 · 杭州麻将", "大厅")}
+# each book's <html lang>, title and lobby link
+_PAGE = {"en": ("en", "Rules · Hangzhou Mahjong", "Lobby"),
+         "zh": ("zh-CN", "规则 · 杭州麻将", "大厅")}
 _TEMPLATE = """<!doctype html>
 <html lang="{html_lang}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
