@@ -178,6 +178,43 @@ def test_rules_page_serves_the_rule_book_with_anchors(client: TestClient) -> Non
     assert 'id="s6.5"' in page.text and 'id="s3"' in page.text and "三摊承包" in page.text
 
 
+ZH_65 = '<h3 id="s6.5"><a class="anchor" href="#s6.5">§6.5</a> 吃碰限制（摊）</h3>'
+EN_65 = '<h3 id="s6.5"><a class="anchor" href="#s6.5">§6.5</a> Claim limits (摊)</h3>'
+
+
+def test_rules_page_in_chinese_links_to_the_english_book(client: TestClient) -> None:
+    page = client.get("/rules?lang=zh")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert ZH_65 in page.text and EN_65 not in page.text
+    assert '<html lang="zh-CN">' in page.text and "<title>规则 · 杭州麻将</title>" in page.text
+    assert '<a class="book-lang" href="/rules?lang=en" hreflang="en" lang="en">English</a>' in page.text
+    english = client.get("/rules?lang=en", headers={"Accept-Language": "zh-CN,zh;q=0.9"})
+    assert EN_65 in english.text and ZH_65 not in english.text  # ?lang= wins over the header
+    assert '<a class="book-lang" href="/rules?lang=zh" hreflang="zh" lang="zh">中文</a>' in english.text
+    unknown = client.get("/rules?lang=fr")
+    assert unknown.status_code == 404
+    assert unknown.text == "no rule book in language 'fr' (languages: en, zh)"
+
+
+@pytest.mark.parametrize(("accept", "book"), [
+    (None, EN_65),  # no header: the English book, as before the Chinese one
+    ("zh-CN,zh;q=0.9,en;q=0.8", ZH_65),
+    ("zh-TW", ZH_65),
+    ("en-US,en;q=0.9,zh-CN;q=0.8", EN_65),
+    ("fr-FR,zh;q=0.5,en;q=0.4", ZH_65),
+    ("en;q=0.3, zh;q=0.7", ZH_65),
+    ("zh;q=0.8, en;q=0.8", ZH_65),  # a tie: the first listed
+    ("zh;q=0, en;q=0.1", EN_65),  # q=0: not wanted
+    ("zh;q=x", EN_65),
+    ("de, fr", EN_65),
+])
+def test_rules_page_without_lang_follows_accept_language(
+        client: TestClient, accept: str | None, book: str) -> None:
+    page = client.get("/rules", headers={"Accept-Language": accept} if accept else {})
+    assert page.status_code == 200 and book in page.text
+    assert page.headers["vary"] == "Accept-Language"
+
+
 def _share(client: TestClient, headers: dict[str, str] | None = None) -> dict[str, str]:
     room = client.post("/api/rooms", json={"name": "x"}).json()["room_id"]
     r = client.get(f"/api/rooms/{room}/share", headers=headers or {})

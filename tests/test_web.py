@@ -334,7 +334,7 @@ def test_lobby_bots_and_a_whole_hand_to_the_settlement(server: _Server, page_at:
     # the winning hand as pictures, names 1-based, § references are links into /rules
     assert dialog.locator(".win-hand .rgroup").count() >= 1
     sync_api.expect(dialog.locator(".result")).to_contain_text("号位")
-    sync_api.expect(dialog.locator("a.rule-ref").first).to_have_attribute("href", "/rules#s9.1")
+    sync_api.expect(dialog.locator("a.rule-ref").first).to_have_attribute("href", "/rules?lang=zh#s9.1")
     shot(page, "settlement.png")
     dialog.locator("button").click()
     sync_api.expect(page.locator("dialog.modal")).to_have_count(0)
@@ -464,21 +464,48 @@ def test_room_option_errors_show_next_to_the_field_and_english_toggle(
     page.click("button.lang")
     sync_api.expect(page.locator("form.create h2")).to_have_text("Create a room")
     page.click("button.lang")
-    # a lobby option opens its paragraph of the rule book
-    with page.context.expect_page() as opened:
-        page.locator('[data-option="pong_counts_as_tan"] a.rule-ref').click()
-    rules = opened.value
-    rules.wait_for_load_state()
-    assert rules.url.endswith("/rules#s6.5")
-    sync_api.expect(rules.locator("h3#s6\\.5")).to_be_in_viewport()
-    sync_api.expect(rules.locator("h3#s6\\.5")).to_contain_text("摊")
-    assert no_horizontal_scroll(rules)
-    shot(rules, "rules.png")
     # an unknown room: a friendly page in the UI's language, and no reconnecting
     page.goto(server.base + "/room/no-such-room")
     sync_api.expect(page.locator(".unknown-room")).to_contain_text("不存在")
     page.wait_for_timeout(1500)
     sync_api.expect(page.locator(".banner")).to_have_count(0)  # no "reconnecting…"
+
+
+@pytest.mark.parametrize("width, height", [(390, 844), (1280, 800)])
+def test_rule_links_open_the_book_in_the_ui_language_and_it_switches_at_the_same_section(
+        server: _Server, page_at: Any, width: int, height: int) -> None:
+    page = page_at(width, height)
+    page.goto(server.base + "/")
+    # the UI starts in Chinese: every way into the rule book asks for the Chinese one
+    option = page.locator('[data-option="pong_counts_as_tan"] a.rule-ref')
+    sync_api.expect(option).to_have_attribute("href", "/rules?lang=zh#s6.5")
+    sync_api.expect(page.locator("a.rules-nav")).to_have_attribute("href", "/rules?lang=zh")
+    sync_api.expect(page.locator(".rules-entry a")).to_have_text("规则 · docs/rules.zh.md")
+    with page.context.expect_page() as opened:
+        option.click()
+    rules = opened.value
+    rules.wait_for_load_state()
+    assert rules.url == server.base + "/rules?lang=zh#s6.5"
+    heading = rules.locator("h3#s6\\.5")
+    sync_api.expect(heading).to_have_text("§6.5 吃碰限制（摊）")
+    sync_api.expect(heading).to_be_in_viewport()
+    assert rules.evaluate("document.documentElement.lang") == "zh-CN"
+    assert no_horizontal_scroll(rules), "the Chinese rule book scrolls sideways"
+    shot(rules, f"rules-zh-{width}.png")
+    # the other language, at the same section
+    switch = rules.locator("a.book-lang")
+    sync_api.expect(switch).to_have_attribute("href", "/rules?lang=en#s6.5")
+    switch.click()
+    rules.wait_for_url(server.base + "/rules?lang=en#s6.5")
+    sync_api.expect(heading).to_have_text("§6.5 Claim limits (摊)")
+    sync_api.expect(heading).to_be_in_viewport()
+    rules.locator("h3#s10\\.4 a.anchor").click()  # a section chosen on the page is kept too
+    sync_api.expect(switch).to_have_attribute("href", "/rules?lang=zh#s10.4")
+    assert no_horizontal_scroll(rules)
+    # an English UI links to the English book
+    page.click("button.lang")
+    sync_api.expect(option).to_have_attribute("href", "/rules?lang=en#s6.5")
+    sync_api.expect(page.locator("a.rules-nav")).to_have_attribute("href", "/rules?lang=en")
 
 
 def test_white_dragon_stand_in_shows_what_it_plays_as(server: _Server, page_at: Any) -> None:
@@ -761,7 +788,7 @@ def test_two_people_and_two_bots_through_the_ready_gate(
     assert no_horizontal_scroll(alice), "lobby scrolls sideways"
     # every lobby option links to its paragraph of the rule book
     link = alice.locator('[data-option="three_tan_contract"] a.rule-ref')
-    sync_api.expect(link).to_have_attribute("href", "/rules#s10.4")
+    sync_api.expect(link).to_have_attribute("href", "/rules?lang=zh#s10.4")
     alice.fill("#player-name", "Alice")
     alice.click("details.advanced summary")
     alice.fill("#opt-seed", "5")

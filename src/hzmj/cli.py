@@ -109,7 +109,8 @@ app = typer.Typer(
     name="hzmj",
     cls=_OneLineErrors,
     help="Hangzhou Mahjong (杭州麻将): hand calculator, table server, bots, arenas, "
-         "records and AI review. § numbers refer to the rule book: `hzmj rules 6.5` (docs/rules.md).",
+         "records and AI review. § numbers refer to the rule book: `hzmj rules 6.5` "
+         "(docs/rules.md; in Chinese: `hzmj rules 6.5 --lang zh`).",
     add_completion=False,
     pretty_exceptions_enable=False,
 )
@@ -782,17 +783,21 @@ def rules_command(
     section: Annotated[str | None, typer.Argument(
         metavar="§N.N", help="A section such as 6.5 or §9; none: the list of sections.")]
     = None,
+    lang: Annotated[str, typer.Option(
+        "--lang", help="The book's language: en (docs/rules.md) or zh (docs/rules.zh.md).")]
+    = "en",
 ) -> None:
-    """Read the rule book (docs/rules.md; the browser shows it at /rules)."""
+    """Read the rule book (docs/rules.md, in Chinese docs/rules.zh.md; the browser shows it
+    at /rules)."""
     from hzmj import rulebook
 
-    if section is None or not section.strip():  # "" too: the list of sections
-        for number, title in rulebook.sections().items():
-            typer.echo(f"{'  ' if '.' in number else ''}§{number} {title}")
-        return
     try:
-        typer.echo(rulebook.section(section))
-    except rulebook.UnknownSectionError as exc:
+        if section is None or not section.strip():  # "" too: the list of sections
+            for number, title in rulebook.sections(lang).items():
+                typer.echo(f"{'  ' if '.' in number else ''}§{number} {title}")
+        else:
+            typer.echo(rulebook.section(section, lang))
+    except (rulebook.UnknownSectionError, rulebook.UnknownLanguageError) as exc:
         fail(str(exc))
 
 

@@ -1,49 +1,66 @@
-"""The project's rule book, ``docs/rules.md``: its § sections as text and as HTML.
+"""The project's rule book: its § sections as text and as HTML, in English
+(``docs/rules.md``) or Chinese (``docs/rules.zh.md``).
 
 Code, tests, the command line and the browser cite rules as ``§6.5``; every such number
-is a heading of the rule book (a test checks it).  ``hzmj rules 6.5`` prints a section,
-and the table server shows the whole book at ``/rules`` with an anchor ``#s6.5`` per
-section.
+is a heading of both books, in the same order (a test checks it).  ``hzmj rules 6.5
+[--lang zh]`` prints a section, and the table server shows a whole book at
+``/rules?lang=zh`` with an anchor ``#s6.5`` per section.
 """
 
 from __future__ import annotations
 
 import html
 import re
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from hzmj.shown import clip
 
 _HEADING = re.compile(r"^(#{2,3}) §(\d+(?:\.\d+)?) (.*)$", re.MULTILINE)
 _HERE = Path(__file__).resolve().parent
-# a wheel carries the book inside the package; a checkout keeps it in docs/
-_PLACES = (_HERE / "rules.md", _HERE.parents[1] / "docs" / "rules.md")
+# a wheel carries the books inside the package; a checkout keeps them in docs/
+_FOLDERS = (_HERE, _HERE.parents[1] / "docs")
+_FILES = {"en": "rules.md", "zh": "rules.zh.md"}
+LANGUAGES = tuple(_FILES)
 
 
 class UnknownSectionError(ValueError):
     """A § number the rule book has no heading for."""
 
 
-@lru_cache(maxsize=1)
-def text() -> str:
-    """The rule book's Markdown; ``FileNotFoundError`` if it was not installed."""
-    for path in _PLACES:
-        if path.is_file():
-            return path.read_text(encoding="utf-8")
-    raise FileNotFoundError("docs/rules.md is not installed with hzmj")
+class UnknownLanguageError(ValueError):
+    """A language the rule book is not written in."""
 
 
-def sections() -> dict[str, str]:
-    """Every § number (``"6"``, ``"6.5"``) and its heading title."""
-    return {m.group(2): m.group(3) for m in _HEADING.finditer(text())}
+def _file(lang: str) -> str:
+    try:
+        return _FILES[lang]
+    except KeyError:
+        raise UnknownLanguageError(f"no rule book in language {clip(repr(lang), 20)} "
+                                   f"(languages: {', '.join(LANGUAGES)})") from None
 
 
-def section(number: str) -> str:
+@cache  # only books that exist are cached: a failed call caches nothing
+def text(lang: str = "en") -> str:
+    """The rule book's Markdown in ``lang`` (``"en"``, ``"zh"``); ``UnknownLanguageError``
+    for another language, ``FileNotFoundError`` if the book was not installed."""
+    name = _file(lang)
+    for folder in _FOLDERS:
+        if (folder / name).is_file():
+            return (folder / name).read_text(encoding="utf-8")
+    raise FileNotFoundError(f"docs/{name} is not installed with hzmj")
+
+
+def sections(lang: str = "en") -> dict[str, str]:
+    """Every § number (``"6"``, ``"6.5"``) and its heading title in ``lang``."""
+    return {m.group(2): m.group(3) for m in _HEADING.finditer(text(lang))}
+
+
+def section(number: str, lang: str = "en") -> str:
     """The Markdown of one section (``"6.5"``, or ``"6"`` with its subsections), heading
     included.  ``UnknownSectionError`` names the sections there are."""
     number = number.strip().lstrip("§")
-    book = text()
+    book = text(lang)
     found = [m for m in _HEADING.finditer(book)]
     for i, m in enumerate(found):
         if m.group(2) != number:
@@ -51,20 +68,20 @@ def section(number: str) -> str:
         level = len(m.group(1))
         end = next((n.start() for n in found[i + 1:] if len(n.group(1)) <= level), len(book))
         return book[m.start():end].strip() + "\n"
-    top = ", ".join(k for k in sections() if "." not in k)
+    top = ", ".join(k for k in sections(lang) if "." not in k)
     raise UnknownSectionError(f"no section §{clip(number, 20)} in the rule book (sections: {top})")
 
 
 def anchor(number: str) -> str:
-    """The HTML id of a section: ``s6.5``."""
+    """The HTML id of a section, the same in every language: ``s6.5``."""
     return f"s{number}"
 
 
-def to_html() -> str:
-    """The rule book as an HTML fragment with an ``id`` on every § heading."""
+def to_html(lang: str = "en") -> str:
+    """The rule book in ``lang`` as an HTML fragment with an ``id`` on every § heading."""
     from markdown_it import MarkdownIt
 
-    body = MarkdownIt("commonmark").enable("table").render(text())
+    body = MarkdownIt("commonmark").enable("table").render(text(lang))
 
     def with_id(m: re.Match[str]) -> str:
         tag, number, rest = m.group(1), m.group(2), m.group(3)

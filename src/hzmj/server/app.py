@@ -70,6 +70,7 @@ from hzmj.server.protocol import (
     client_message,
 )
 from hzmj.server.rooms import MOVING, Connection, Lobby, Room, RoomError
+from hzmj.server.rules_page import book_language, rules_page
 from hzmj.server.slow import raise_file_limit, request_deadline
 from hzmj.server.storage import (
     StaleOwnerError,
@@ -480,8 +481,14 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         return page("replay.html")
 
     @app.get("/rules", include_in_schema=False)
-    async def rules_page() -> HTMLResponse:
-        return HTMLResponse(_rules_page())
+    async def rules(request: Request, lang: str | None = None) -> Response:
+        """The rule book: ``?lang=en|zh``, else the language Accept-Language prefers."""
+        book = lang or book_language(request.headers.get("accept-language", ""))
+        try:
+            book_page = rules_page(book)
+        except rulebook.UnknownLanguageError as exc:
+            return PlainTextResponse(str(exc), 404)
+        return HTMLResponse(book_page, headers={"Vary": "Accept-Language"})
 
     app.mount("/static", StaticFiles(directory=web, check_dir=False), name="static")
     return app
@@ -520,20 +527,6 @@ def _qr_svg(url: str) -> str:
     segno.make(url, error="m").save(out, kind="svg", scale=4, border=2, xmldecl=False,
                                     svgns=True, dark="#111", light="#fff")
     return out.getvalue().decode()
-
-
-_RULES_PAGE = """<!doctype html>
-<html lang="zh-CN"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>规则 Rules · 杭州麻将</title><link rel="icon" href="data:,">
-<link rel="stylesheet" href="/static/style.css"></head>
-<body><header class="top"><a class="home" href="/">杭州麻将</a>
-<a href="/">大厅 · Lobby</a></header>
-<main class="rulebook">{body}</main></body></html>"""
-
-
-def _rules_page() -> str:
-    return _RULES_PAGE.format(body=rulebook.to_html())
 
 
 async def _after_match(store: Store, room_id: str, record: dict[str, Any]) -> None:

@@ -3,7 +3,7 @@
 // phrases (快捷语) players send each other.
 
 import { bi, t } from "./i18n.js";
-import { h, icon } from "./render.js";
+import { h, icon, rulesHref } from "./render.js";
 import { tileElement } from "./tiles.js";
 
 const MUTE_KEY = "hzmj.mute";
@@ -39,7 +39,7 @@ export function headerTools(rerender, toggleLang) {
     rerender();
   };
   return h("span.header-tools", {},
-    h("a.rules-nav", { href: "/rules", target: "_blank", rel: "noopener" }, t("rules_link")),
+    h("a.rules-nav", { href: rulesHref(), target: "_blank", rel: "noopener" }, t("rules_link")),
     // on a phone the icon alone (the words wrapped the header onto a second row)
     h("button.mute", { onclick: toggleMute, "aria-pressed": muted() ? "true" : "false",
       title: t("sound"), "aria-label": t("sound") },

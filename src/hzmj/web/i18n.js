@@ -180,6 +180,7 @@ const STRINGS = {
   status_over: ["已结束", "finished"],
   open: ["打开", "Open"],
   rules_link: ["规则", "Rules"],
+  rules_file: ["docs/rules.zh.md", "docs/rules.md"],
   rule_ref: ["规则 {0}", "rule {0}"],
   mute: ["静音", "Mute"],
   sound: ["声音", "Sound"],

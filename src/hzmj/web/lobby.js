@@ -153,7 +153,7 @@ export async function renderLobby(root, me = null) {
       h("section.room-list", {}, h("h2", {}, t("open_rooms"), " ",
         h("button.refresh", { onclick: refresh }, t("refresh"))), list, leaderboardElement()),
       h("section.my-list", {}, h("h2", {}, t("my_matches")), mine),
-      h("p.rules-entry", {}, ruleLink("1", `${t("rules_link")} · docs/rules.md`)))));
+      h("p.rules-entry", {}, ruleLink("1", `${t("rules_link")} · ${t("rules_file")}`)))));
   await Promise.all([refresh(), listMine(mine)]);
 }
 

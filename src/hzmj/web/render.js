@@ -84,9 +84,15 @@ export function seatLabel(names, i) {
   return name ? `${t("seat_no", i + 1)} ${name}` : t("seat_no", i + 1);
 }
 
-/** A link to a paragraph of the rule book (/rules, docs/rules.md): "§6.5". */
+/** The rule book in the UI's language (docs/rules.md, docs/rules.zh.md), at a section if
+ * given: "/rules?lang=zh#s6.5". */
+export function rulesHref(number) {
+  return `/rules?lang=${getLang() === "zh" ? "zh" : "en"}${number ? `#s${number}` : ""}`;
+}
+
+/** A link to a paragraph of the rule book: "§6.5". */
 export function ruleLink(number, label) {
-  return h("a.rule-ref", { href: `/rules#s${number}`, target: "_blank", rel: "noopener",
+  return h("a.rule-ref", { href: rulesHref(number), target: "_blank", rel: "noopener",
     title: t("rule_ref", `§${number}`) }, label || `§${number}`);
 }
 

@@ -1,0 +1,61 @@
+"""The rule book page, ``/rules``: which book (``?lang=``, else the browser's
+Accept-Language) and the page around it, with a link to the other language that keeps the
+section anchor (``#s6.5`` is the same in both books)."""
+
+from __future__ import annotations
+
+from hzmj import rulebook
+
+_NAMES = {"en": "English", "zh": "中文"}
+# each book's <html lang>, title and lobby link
+_PAGE = {"en": ("en", "Rules · Hangzhou Mahjong", "Lobby"),
+         "zh": ("zh-CN", "规则 · 杭州麻将", "大厅")}
+_TEMPLATE = """<!doctype html>
+<html lang="{html_lang}"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title><link rel="icon" href="data:,">
+<link rel="stylesheet" href="/static/style.css"></head>
+<body><header class="top"><a class="home" href="/">杭州麻将</a>
+<a href="/">{lobby}</a>
+<a class="book-lang" href="/rules?lang={other}" hreflang="{other}" lang="{other}">{other_name}</a>
+</header>
+<main class="rulebook">{body}</main>
+<script>
+const other = document.querySelector("a.book-lang");
+const book = other.getAttribute("href");
+const keepSection = () => other.setAttribute("href", book + location.hash);
+keepSection();
+addEventListener("hashchange", keepSection);
+</script></body></html>"""
+
+
+def book_language(accept_language: str) -> str:
+    """The book an Accept-Language header prefers: the listed language of highest q among
+    the books' (``zh-CN``, ``zh-TW`` and ``zh`` all read the Chinese book; the first listed
+    wins a tie); English, as before there was a Chinese book, when it names neither."""
+    best, best_q = "en", 0.0
+    for item in accept_language.split(","):
+        tag, *params = item.split(";")
+        lang = tag.strip().lower().split("-")[0]
+        if lang not in rulebook.LANGUAGES:
+            continue
+        q = 1.0
+        for param in params:
+            name, _, value = param.strip().partition("=")
+            if name == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        if q > best_q:
+            best, best_q = lang, q
+    return best
+
+
+def rules_page(lang: str) -> str:
+    """The whole page of the book in ``lang``; ``UnknownLanguageError`` for another."""
+    body = rulebook.to_html(lang)
+    html_lang, title, lobby = _PAGE[lang]
+    other = next(x for x in rulebook.LANGUAGES if x != lang)
+    return _TEMPLATE.format(html_lang=html_lang, title=title, lobby=lobby, other=other,
+                            other_name=_NAMES[other], body=body)
