@@ -115,6 +115,24 @@ def test_moves_the_bot_or_the_clock_made_are_skipped_and_counted() -> None:
     assert marked["decisions"] == [d for d in full["decisions"] if str(d["index"]) not in marks]
 
 
+def test_the_loss_per_hand_counts_only_the_hands_the_player_played() -> None:
+    """Hands left whole to 托管 are not the player's: all decisions in hand 1 of 8 and
+    the rest made by the bot gave the loss divided by 8 (a fresh player's report)."""
+    record = _record()
+    full = review(record, 0, "efficiency")
+    assert full["hands_played"] == full["hands_reviewed"] == 8
+    assert full["loss_per_hand"] == round(full["loss_total"] / 8, 4)
+    mine = [i for i, a in enumerate(record["actions"]) if a["seat"] == 0]
+    first = min(d["hand_no"] for d in full["decisions"])
+    first_hand = {d["index"] for d in full["decisions"] if d["hand_no"] == first}
+    marks = {str(i): "bot" for i in mine if i not in first_hand}
+    only_first = review({**record, "made_by": marks}, 0, "efficiency")
+    assert only_first["hands_played"] == 1 and only_first["hands_reviewed"] == 8
+    assert only_first["decisions"] == [d for d in full["decisions"] if d["hand_no"] == first]
+    assert only_first["decisions"] and only_first["loss_total"] > 0
+    assert only_first["loss_per_hand"] == only_first["loss_total"]
+
+
 def test_the_moves_after_an_escape_are_the_bot_s() -> None:
     m = Match(Rules(players=2), 9)
     bots = [make_bot("efficiency", 1), make_bot("efficiency", 2)]

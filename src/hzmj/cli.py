@@ -613,7 +613,7 @@ def review_command(
     out.print(Text(f"{report['reviewed']} decisions over {report['hands_reviewed']} hands; agreement "
                    f"{'–' if agreement is None else f'{agreement:.0%}'}; loss "
                    f"{report['loss_total']:.2f} in total, {report['loss_per_hand']:.2f} "
-                   "per hand"))
+                   f"per hand over the {report['hands_played']} the player played"))
     skipped = report["skipped"]
     if any(skipped.values()):
         out.print(Text(f"skipped {sum(skipped.values())} not the player's: "

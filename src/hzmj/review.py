@@ -40,10 +40,12 @@ def review(record: Mapping[str, Any], seat: int, bot: str = DEFAULT_BOT,
     ``max_hands``, those of the match's first ``max_hands`` hands only (a points match
     may last hundreds of hands: the server bounds what one review costs).
 
-    Returns ``{"seat", "bot", "unit", "hands", "hands_reviewed", "decisions": [...], "reviewed",
-    "skipped", "agreement", "loss_total", "loss_per_hand", "costliest": [...]}``
-    (``skipped``: ``{"bot": n, "clock": n}``, the decisions with a choice the bot or the
-    clock made for the seat, not reviewed); a decision is
+    Returns ``{"seat", "bot", "unit", "hands", "hands_reviewed", "hands_played",
+    "decisions": [...], "reviewed", "skipped", "agreement", "loss_total", "loss_per_hand",
+    "costliest": [...]}`` (``skipped``: ``{"bot": n, "clock": n}``, the decisions with a
+    choice the bot or the clock made for the seat, not reviewed; ``hands_played``: the
+    reviewed hands where the player made a move itself, ``loss_per_hand`` is
+    ``loss_total`` over them); a decision is
     ``{"index", "hand_no", "played", "best", "agree", "loss", "top"}`` (``index``: the
     action's place in the record; ``top``: the bot's best choices with their values;
     ``loss``: ``None`` when the bot did not value the move played; ``agree``: the move
@@ -73,6 +75,7 @@ def review(record: Mapping[str, Any], seat: int, bot: str = DEFAULT_BOT,
     done = 0
     decisions = []
     skipped = dict.fromkeys(MADE_BY, 0)
+    played_in: set[int] = set()  # hands where the player made a move of its own
     ended = 0  # hands ended so far in the replay
     unfinished = False  # the record stops inside a hand where the seat decided
     for i, step in enumerate(steps[1:]):
@@ -81,6 +84,8 @@ def review(record: Mapping[str, Any], seat: int, bot: str = DEFAULT_BOT,
         if action.seat == seat and action.type != "escape":
             by = step.by or ("bot" if live.is_auto(seat) else None)
             legal = live.legal_actions(seat)
+            if by is None:
+                played_in.add(live.hand_no)
             if len(legal) > 1 and by is not None:
                 skipped[by] += 1
             elif len(legal) > 1:
@@ -98,11 +103,14 @@ def review(record: Mapping[str, Any], seat: int, bot: str = DEFAULT_BOT,
     if unfinished:  # a record cut inside a hand: that hand counts as reviewed
         reviewed_hands += 1
     valued = [d["loss"] for d in decisions if d["loss"] is not None]
-    hands = reviewed_hands or 1
+    # per hand the player played: hands left to 托管 or the clock whole are no hands of
+    # theirs (5 hands, all 4 decisions in the first: 160 was shown as 32 a hand)
+    hands = len(played_in) or 1
     total = sum(valued)
     return {
         "seat": seat, "bot": bot, "unit": UNITS.get(bot.partition(":")[0].partition("@")[0], ""),
         "hands": len(match.results), "hands_reviewed": reviewed_hands,
+        "hands_played": len(played_in),
         "decisions": decisions, "reviewed": len(decisions), "skipped": skipped,
         "agreement": round(statistics.fmean(d["agree"] for d in decisions), 4)
         if decisions else None,

@@ -245,12 +245,14 @@ class Review(_Model):
     hands_reviewed: int = Field(description="hands whose decisions are reviewed: all, or "
                                             "the server's first 16 (a points match may "
                                             "last hundreds)")
+    hands_played: int = Field(description="reviewed hands where the player made a move "
+                                          "itself (not all left to 托管 or the clock)")
     reviewed: int = Field(description="decisions with a choice")
     skipped: ReviewSkipped = Field(description="decisions with a choice the seat's player "
                                                "did not make, not reviewed")
     agreement: float | None = Field(description="share of decisions where played = best")
     loss_total: float
-    loss_per_hand: float
+    loss_per_hand: float = Field(description="loss_total over hands_played")
     decisions: list[ReviewDecision]
     costliest: list[ReviewDecision] = Field(description="the five largest losses")
 

@@ -338,10 +338,10 @@ function reviewBox() {
   if (r) {
     const pct = r.agreement === null ? "–" : `${Math.round(r.agreement * 100)}%`;
     parts.push(h("p.review-summary", {}, t("review_summary", r.reviewed, pct,
-      r.loss_total.toFixed(2), r.loss_per_hand.toFixed(2)),
+      r.loss_total.toFixed(2), r.loss_per_hand.toFixed(2), r.hands_played),
     skippedCount(r) ? h("span.review-skipped", {}, t("review_skipped", skippedCount(r),
       r.skipped.bot, r.skipped.clock)) : null,
-    r.unit ? h("span.review-unit", {}, ` · ${unitName(r.unit)}`) : null,
+    r.unit ? h("span.review-unit", {}, t("review_unit", unitName(r.unit))) : null,
     r.hands_reviewed < r.hands ? t("review_first_hands", r.hands_reviewed, r.hands) : ""));
     if (r.unit === "expected points of the hand") {
       parts.push(h("p.review-help", {}, t("review_values_help")));
