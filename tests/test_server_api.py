@@ -38,6 +38,8 @@ def test_health(client: TestClient) -> None:
     assert client.get("/api/health").json() == {
         "ok": True, "status": "ok", "problems": [], "rooms": 0, "max_rooms": 2000,
         "bot_workers": 0, "bot_worker_restarts": 0, "quarantined": 0}
+    head = client.head("/api/health")  # uptime monitors ask with HEAD (was 405)
+    assert head.status_code == 200 and head.content == b""
 
 
 @pytest.mark.parametrize("rules, option", [
@@ -194,6 +196,10 @@ def test_rules_page_in_chinese_links_to_the_english_book(client: TestClient) -> 
     unknown = client.get("/rules?lang=fr")
     assert unknown.status_code == 404
     assert unknown.text == "no rule book in language 'fr' (languages: en, zh)"
+    for regional in ("zh-CN", "zh_TW", "ZH"):  # a regional tag reads as its language (was 404)
+        assert ZH_65 in client.get(f"/rules?lang={regional}").text
+    assert EN_65 in client.get("/rules?lang=en-GB").text
+    assert client.get("/rules?lang=fr-FR").status_code == 404
 
 
 @pytest.mark.parametrize(("accept", "book"), [

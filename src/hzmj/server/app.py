@@ -205,7 +205,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     # ------------------------------------------------------------------ HTTP API
 
-    @app.get("/api/health")
+    @app.api_route("/api/health", methods=["GET", "HEAD"])  # HEAD: uptime monitors
     async def health() -> Health:
         lob = lobby()
         problems = lob.problems()
@@ -482,7 +482,10 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @app.get("/rules", include_in_schema=False)
     async def rules(request: Request, lang: str | None = None) -> Response:
-        """The rule book: ``?lang=en|zh``, else the language Accept-Language prefers."""
+        """The rule book: ``?lang=en|zh`` (a regional tag such as ``zh-CN`` or ``en_GB``
+        reads as its language), else the language Accept-Language prefers."""
+        if lang:
+            lang = lang.replace("_", "-").split("-", 1)[0].lower()
         book = lang or book_language(request.headers.get("accept-language", ""))
         try:
             book_page = rules_page(book)

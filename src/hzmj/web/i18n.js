@@ -218,6 +218,8 @@ const STRINGS = {
   err_started: ["比赛已开始", "The match has started"],
   err_full: ["房间已满", "The room is full"],
   err_seat_taken: ["该座位已有人", "That seat is taken"],
+  closed_removed: ["房主已将你移出座位，你现在是观众", "The owner removed you from your seat; you are watching now"],
+  closed_token: ["你的座位凭证已失效，你现在是观众", "Your seat's token is no longer valid; you are watching now"],
   err_name_taken: ["桌上已有看起来相同的名字，请换一个名字", "Someone at this table has a name that looks the same; choose another name"],
   err_too_many_rooms: ["你开的房间太多了，请先结束或离开一个", "You have too many rooms open; finish or leave one first"],
   err_owner_only: ["只有房主可以这样做", "Only the room's owner can do that"],
@@ -251,7 +253,7 @@ const STRINGS = {
     "Press Start once every seat is filled (bots count); the other players' Ready only tells you they are set."],
   player_ready_help: ["点“准备”告诉房主你已就绪；坐满后由房主开始。",
     "Press Ready to tell the owner you are set; the owner starts once every seat is filled."],
-  seats_to_fill: ["还有 {0} 个空位", "{0} seats to fill"],
+  seats_to_fill: ["还有 {0} 个空位", "Seats to fill: {0}"],
   running_total: ["累计", "total"],
   history_cell_help: ["大字：本局得失；小字：累计总分", "Large: this hand's change; small: the running total"],
   your_turn_help: ["轮到你出牌：点一张牌选中，再点一次打出（或双击；键盘 ←→ 选牌、Enter 打出）；长按或悬停一张牌，看打出它之后听什么",
@@ -262,7 +264,7 @@ const STRINGS = {
 // Labels of the RULES §3 options and their values.
 export const OPTION_LABELS = {
   players: ["人数", "Players"],
-  drop_bamboo: ["缺一门（去掉条子）", "Drop bamboo (2 players only)"],
+  drop_bamboo: ["缺一门（仅限 2 人，去掉条子）", "Drop bamboo (2 players only)"],
   match_mode: ["模式", "Match mode"],
   hands: ["局数", "Hands"],
   start_points: ["起始分", "Starting points"],

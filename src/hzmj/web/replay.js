@@ -152,6 +152,10 @@ function renderHeader() {
   document.title = `${t("replay")} · ${state.title} · ${t("title")}`;
   header.replaceChildren(h("a.home", { href: "/" }, t("title")), headerTools(renderHeader, () => {
     setLang(getLang() === "zh" ? "en" : "zh");
+    if (state.room) { // bot names and a table's default title are words of the language
+      state.names = seatNames(state.room);
+      state.title = roomTitle(state.room);
+    }
     renderHeader();
     render();
   }));

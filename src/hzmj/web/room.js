@@ -119,7 +119,7 @@ export class RoomPage {
         // the stored token is no longer valid (or the owner removed us): watch instead
         forgetSeat(this.roomId);
         this.mine = null;
-        if (ev.reason) this.toast(ev.reason);
+        this.toast(t(ev.code === 4403 ? "closed_removed" : "closed_token"));
       }
       this.disconnected = true;
       this.render();
