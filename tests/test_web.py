@@ -391,6 +391,14 @@ def test_pong_through_the_claim_bar_then_reload_restores_the_seat(
     assert hand_tiles(page) == before
     # the hand's log comes back with the snapshot (it was empty after a reload)
     sync_api.expect(log).to_have_text(lines)
+    # a phone hides the table's log: 记录 opens the whole hand's log, newest last
+    page.locator("button.log-btn").click()
+    listed = page.locator("dialog.modal .log-list li")
+    sync_api.expect(listed.last).to_have_text(lines[-1])
+    assert listed.count() >= 3 and listed.first.inner_text().startswith("第")  # hand_start
+    shot(page, "table-390-log.png")
+    page.locator("dialog.modal .buttons button").click()
+    sync_api.expect(page.locator("dialog.modal")).to_have_count(0)
     playable = page.locator(".hand-tile.playable").first
     playable.click()
     playable.click()

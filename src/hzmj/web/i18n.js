@@ -172,6 +172,8 @@ const STRINGS = {
   qr: ["二维码", "QR code"],
   share_help: ["朋友用手机扫码或打开链接即可入座", "Friends scan the code or open the link to join"],
   history: ["战绩", "Scores"],
+  log: ["记录", "Log"],
+  log_empty: ["这一局还没有记录", "Nothing has happened in this hand yet"],
   hand_col: ["局", "Hand"],
   result_col: ["结果", "Result"],
   my_matches: ["我的对局", "My matches"],

@@ -14,7 +14,7 @@ import { tileElement, tileLabel } from "./tiles.js";
 
 // the bots a seat may have (the server refuses the oracle: it sees every tile)
 const BOTS = ["efficiency", "strong", "expert", "random"];
-const LOG_LINES = 31; // the log's lines kept (the table shows the last three)
+const LOG_LINES = 200; // the log's lines kept (the table shows the last three, 记录 all)
 
 /** Seconds left until an epoch-ms deadline. */
 function secondsLeft(deadline) {
@@ -268,6 +268,13 @@ export class RoomPage {
     if (!this.board) return;
     dialog(t("history"), historyElement(this.board.history, this.names, this.board.n),
       [[t("close")]]);
+  }
+
+  /** The hand's log so far (the table shows its last three lines, a phone none). */
+  showLog() {
+    const lines = this.log.length ? this.log.map((x) => h("li", {}, x)) : [h("li", {}, t("log_empty"))];
+    const d = dialog(t("log"), h("ol.log-list", {}, lines), [[t("close")]]);
+    d.node.querySelector(".log-list li:last-child")?.scrollIntoView({ block: "end" });
   }
 
   sendPhrase(i) {
@@ -670,6 +677,7 @@ export class RoomPage {
         title: this.hintsAvailable ? null : t("no_hints"),
         disabled: this.prompt && this.hintsAvailable ? null : true }, t("hint")) : null,
       h("button.history-btn", { onclick: () => this.showHistory() }, t("history")),
+      h("button.log-btn", { onclick: () => this.showLog() }, t("log")),
       seated ? h("details.phrases", {}, h("summary", {}, t("phrases")),
         h("div.phrase-menu", {}, PHRASES.map((_, i) => h("button.phrase", { onclick: () => this.sendPhrase(i) },
           phraseText(i))))) : null,
