@@ -152,16 +152,18 @@ export async function renderLobby(root, me = null) {
     h("div.lobby-side", {},
       h("section.room-list", {}, h("h2", {}, t("open_rooms"), " ",
         h("button.refresh", { onclick: refresh }, t("refresh"))), list, leaderboardElement()),
-      h("section.my-list", {}, h("h2", {}, t("my_matches")), mine),
+      h("section.my-list", {}, h("h2", {}, t("my_seats")), mine,
+        h("p.all-matches", {}, h("a", { href: "/matches" }, t("all_my_matches")))),
       h("p.rules-entry", {}, ruleLink("1", `${t("rules_link")} · ${t("rules_file")}`)))));
   await Promise.all([refresh(), listMine(mine)]);
 }
 
-/** "My matches": rooms this browser holds a seat in (its own record), with replay links. */
+/** "My seats": rooms this browser holds a seat in (its own record), with replay links; a
+ * seat left is gone from here, and every finished match is on /matches ("all my matches"). */
 async function listMine(list) {
   const seats = mySeats().slice(0, 20);
   if (!seats.length) {
-    list.replaceChildren(h("li", {}, t("no_matches")));
+    list.replaceChildren(h("li", {}, t("no_seats")));
     return;
   }
   const rows = await Promise.all(seats.map(async (s) => {
@@ -179,5 +181,5 @@ async function listMine(list) {
       room.status === "over" ? h("a.button.replay-link", { href: `/replay/${s.roomId}` }, t("replay")) : null);
   }));
   const shown = rows.filter(Boolean);
-  list.replaceChildren(...(shown.length ? shown : [h("li", {}, t("no_matches"))]));
+  list.replaceChildren(...(shown.length ? shown : [h("li", {}, t("no_seats"))]));
 }
