@@ -422,6 +422,48 @@ def test_a_restart_between_hands_opens_the_gate_again(tmp_path: Path) -> None:
         proc.stop()
 
 
+def test_a_restart_keeps_a_seat_under_auto_play(tmp_path: Path) -> None:
+    """托管 asked for before a restart stays on after it (it was forgotten: the player was
+    prompted again, and away past the grace their clock ran out twice more)."""
+    # bots at a human pace: under 托管 the whole match must not end before the restart
+    proc = ServerProcess(tmp_path / "auto.db", {"HZMJ_AWAY_GRACE": "60",
+                                                "HZMJ_BOT_DELAY": "0.3"}).start()
+    try:
+        room, token = room_with_bots(proc.base, {"hands": 8, "turn_seconds": 60,
+                                                 "claim_seconds": 60}, seed=13)
+
+        async def before() -> None:
+            async with Client(proc.ws_base, room, token) as me:
+                await me.until(lambda m: m["type"] == "snapshot")
+                post(proc.base, f"/api/rooms/{room}/start", token=token)
+                await me.until(lambda m: m["type"] == "prompt", timeout=30)
+                await me.send({"type": "auto", "on": True})
+                await me.until(lambda m: m["type"] == "room" and m["room"]["seats"][0]["auto"])
+                await asyncio.sleep(0.5)  # the actor stores it after the job
+
+        asyncio.run(before())
+        proc.kill()
+        proc.start()
+        seats = httpx.get(f"{proc.base}/api/rooms/{room}").json()["seats"]
+        assert seats[0]["auto"] is True  # not away yet (grace 60 s): 托管 itself
+
+        async def after() -> None:
+            async with Client(proc.ws_base, room, token) as me:
+                await me.until(lambda m: m["type"] == "snapshot")
+                # the bot plays seat 0 at once: its discards come without a prompt
+                await me.until(lambda m: is_event("discard")(m) and m["event"]["seat"] == 0,
+                               timeout=30)
+                assert not any(m["type"] == "prompt" for m in me.messages)
+                await me.send({"type": "auto", "on": False})
+                await me.until(lambda m: m["type"] == "prompt", timeout=60)
+
+        asyncio.run(after())
+        seats = httpx.get(f"{proc.base}/api/rooms/{room}").json()["seats"]
+        assert seats[0]["auto"] is False
+    finally:
+        proc.stop()
+
+
 def test_waiting_room_ready_marks_and_the_owner_removes_a_seat(server: ServerProcess) -> None:
     r = post(server.base, "/api/rooms", {"rules": {"players": 3}, "seed": 5})
     room = r.json()["room_id"]

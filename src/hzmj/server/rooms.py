@@ -146,7 +146,7 @@ class Seat:
     def stored(self) -> StoredSeat:
         assert self.name is not None
         return StoredSeat(self.index, self.name, self.token_hash, self.bot, self.left,
-                          self.address)
+                          self.address, self.auto)
 
 
 @dataclass
@@ -493,6 +493,18 @@ class Room:
         if s.expiries >= self.config.expiries_to_auto and not s.auto:
             s.auto = True  # 托管 until the player acts again or turns it off
             self._broadcast_room()
+            self._store_auto(seat)
+
+    def _store_auto(self, seat: int) -> None:
+        """Store the seat's 托管 after this job (the actor's jobs run in order, so the last
+        change is the one stored); a database that cannot take it now only costs the
+        player their 托管 after a restart."""
+        async def job() -> None:
+            try:
+                await self.store.set_seat_auto(self.id, seat, self.seats[seat].auto)
+            except Exception as exc:
+                log.warning("room %s: seat %d's 托管 not stored: %s", self.id, seat, exc)
+        self.post(job)
 
     # ------------------------------------------------------------------ the gate between hands
 
@@ -1118,6 +1130,7 @@ class Room:
         s = self.seats[conn.seat]
         s.auto, s.expiries = on, 0
         self._broadcast_room()
+        self._store_auto(conn.seat)
         if not on and self.match is not None and self.demands_state == self.match.state_id:
             self._prompt(conn.seat)
 
@@ -1157,6 +1170,7 @@ class Room:
         if s.auto:
             s.auto = False  # acting again ends 托管
             self._broadcast_room()
+            self._store_auto(seat)
         await self._apply(action)
         ack = AckMsg(state_id=self.shown_step).model_dump_json()
         for c in s.connections:
@@ -1174,6 +1188,7 @@ class Room:
         now = time.monotonic()
         for st in stored.seats:
             room.seats[st.seat] = Seat(st.seat, st.name, st.token_hash, st.bot, st.left,
+                                       auto=st.auto,
                                        away_since=now if st.bot is None else None,
                                        address=st.address)
         if stored.status == "open":

@@ -133,6 +133,7 @@ class SeatRow(Base):
     bot: Mapped[str | None] = mapped_column(String(32), nullable=True)
     left: Mapped[bool] = mapped_column(Boolean, default=False)
     address: Mapped[str | None] = mapped_column(String(64), nullable=True)  # while open (0005)
+    auto: Mapped[bool] = mapped_column(Boolean, default=False)  # 托管 (0007)
 
 
 class ActionRow(Base):
@@ -155,6 +156,7 @@ class StoredSeat:
     bot: str | None
     left: bool
     address: str | None = None  # the client's rate-limit key, kept while the room is open
+    auto: bool = False  # under 托管
 
 
 @dataclass
@@ -261,7 +263,14 @@ class Store:
                                                      SeatRow.seat == seat.seat))
             await conn.execute(insert(SeatRow).values(
                 room_id=room_id, seat=seat.seat, name=seat.name, token_hash=seat.token_hash,
-                bot=seat.bot, left=seat.left, address=seat.address))
+                bot=seat.bot, left=seat.left, address=seat.address, auto=seat.auto))
+
+    async def set_seat_auto(self, room_id: str, seat: int, auto: bool) -> None:
+        """Store whether ``seat`` is under 托管 (a restart keeps it)."""
+        async with writing(self.engine) as conn:
+            await self._check_fence(conn, room_id)
+            await conn.execute(update(SeatRow).where(SeatRow.room_id == room_id,
+                                                     SeatRow.seat == seat).values(auto=auto))
 
     async def delete_seat(self, room_id: str, seat: int) -> None:
         async with writing(self.engine) as conn:
@@ -472,7 +481,8 @@ class Store:
                                        .order_by(SeatRow.seat))
             for s in seats.all():
                 rooms[s.room_id].seats.append(
-                    StoredSeat(s.seat, s.name, s.token_hash, s.bot, s.left, s.address))
+                    StoredSeat(s.seat, s.name, s.token_hash, s.bot, s.left, s.address,
+                               s.auto))
             running = [i for i in ids if rooms[i].status == "running"]
             if running:
                 actions = await conn.execute(select(ActionRow).where(
