@@ -295,6 +295,20 @@ def test_one_address_holds_at_most_rooms_per_address_live_rooms(make: Make) -> N
     assert c.post("/api/rooms", json={}).status_code == 429
 
 
+def test_the_look_alike_table_is_built_before_the_first_request(tmp_path: Path) -> None:
+    # built at the first name a client sent, it held the event loop 0.1 to 0.2 s (every
+    # table's clock and bot with it), and importing the package's module kept its whole
+    # table (some 7 MB) alive in every server process
+    import sys
+
+    from hzmj.server import account_protocol
+
+    account_protocol._prototypes.cache_clear()
+    with TestClient(create_app(ServerConfig(db=str(tmp_path / "warm.db"), bot_workers=0))):
+        assert account_protocol._prototypes.cache_info().currsize == 1
+    assert "confusable_homoglyphs.confusables" not in sys.modules
+
+
 def test_a_room_where_nobody_sat_expires_after_empty_idle_one_with_a_player_later(
         make: Make) -> None:
     c = make(empty_idle=0.3, open_idle=30, sweep_every=0.1)

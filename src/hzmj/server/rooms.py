@@ -811,11 +811,13 @@ class Room:
     # ------------------------------------------------------------------ HTTP commands
     # (each runs inside the actor through Room.call)
 
-    async def join(self, name: str, seat: int | None,
-                   address: str | None = None) -> tuple[int, str]:
+    async def join(self, name: str, seat: int | None, address: str | None = None,
+                   display_name: bool = False) -> tuple[int, str]:
         """Take ``seat`` (None: the first free one) under ``name``; ``(seat, token)``.
         ``address``: the client's, refused once the owner has removed a player who
-        joined from it (a squatter who rejoins at once, seat after seat)."""
+        joined from it (a squatter who rejoins at once, seat after seat).
+        ``display_name``: ``name`` is a signed-in player's display name, which they cannot
+        change here (a look-alike seated first is refused with ``display_name_taken``)."""
         if self.match is not None:
             raise RoomError(409, "the match has started", "started")
         if address is not None and address in self.removed:
@@ -833,6 +835,11 @@ class Room:
             raise RoomError(409, f"seat {seat} is taken", "seat_taken")
         alike = next((s.name for s in self.seats if s.name and names_alike(name, s.name)), None)
         if alike is not None:  # the table would show two players under one name
+            if display_name:  # "choose another name" is no way out: the server chose it
+                raise RoomError(409, f"{shown(alike)} already sits at this table under a name "
+                                f"that looks like your display name {shown(name)}; the room's "
+                                "owner can free that seat, or sign out to sit under another "
+                                "name", "display_name_taken")
             raise RoomError(409, f"{shown(alike)} already sits at this table under a name that "
                             "looks the same; choose another name", "name_taken")
         token = secrets.token_urlsafe(32)
