@@ -295,6 +295,26 @@ def test_one_address_holds_at_most_rooms_per_address_live_rooms(make: Make) -> N
     assert c.post("/api/rooms", json={}).status_code == 429
 
 
+def test_an_open_room_still_counts_for_its_creator_after_a_restart(tmp_path: Path) -> None:
+    # the creator was kept in memory only: each restart, or a move to another node, gave
+    # one address rooms_per_address more live rooms
+    cfg = ServerConfig(db=str(tmp_path / "creator.db"), bot_workers=0, bot_delay=0,
+                       rooms_per_address=2, allow_fixed_seed=True)
+    with TestClient(create_app(cfg)) as c:
+        room, auth = seated(c)  # a two-player room: ann and a bot
+        assert c.post("/api/rooms", json={}).status_code == 200
+        assert c.post("/api/rooms", json={}).json()["code"] == "too_many_rooms"
+    with TestClient(create_app(cfg)) as c:
+        assert c.post("/api/rooms", json={}).json()["code"] == "too_many_rooms"
+        with sqlite3.connect(tmp_path / "creator.db") as db:
+            assert db.execute("SELECT creator FROM rooms WHERE id = ?", (room,)).fetchall() \
+                == [("testclient",)]
+        assert c.post(f"/api/rooms/{room}/start", headers=auth).status_code == 200
+        with sqlite3.connect(tmp_path / "creator.db") as db:  # no address once play starts
+            assert db.execute("SELECT creator FROM rooms WHERE id = ?", (room,)).fetchall() \
+                == [(None,)]
+
+
 def test_the_look_alike_table_is_built_before_the_first_request(tmp_path: Path) -> None:
     # built at the first name a client sent, it held the event loop 0.1 to 0.2 s (every
     # table's clock and bot with it), and importing the package's module kept its whole

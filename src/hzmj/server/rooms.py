@@ -184,7 +184,10 @@ class Room:
                  config: ServerConfig, thinker: Thinker, salt: str = "",
                  seed_fixed: bool = False, creator: str | None = None) -> None:
         self.id = room_id
-        self.creator = creator  # the creating client's address key (None: restored)
+        # the creating client's address key (rooms_per_address): kept in the database while
+        # the room is open, so a restored or moved room still counts; None for a running
+        # room restored (no address is kept once play starts)
+        self.creator = creator
         self.thinker = thinker
         self.name = name
         self.rules = rules
@@ -1163,7 +1166,7 @@ class Room:
                 thinker: Thinker) -> Room:
         """Rebuild a room from the database, replaying its match's actions."""
         room = cls(stored.id, stored.name, Rules.from_dict(stored.rules), stored.seed, store,
-                   config, thinker, stored.salt, stored.seed_fixed)
+                   config, thinker, stored.salt, stored.seed_fixed, stored.creator)
         room.owner = stored.owner_seat
         now = time.monotonic()
         for st in stored.seats:
@@ -1309,7 +1312,8 @@ class Lobby:
             seed = secrets.randbits(62)
         self._creating.append(creator)  # counted while the database writes it
         try:
-            await self.store.create_room(room_id, name, rules.to_json(), seed, salt, fixed)
+            await self.store.create_room(room_id, name, rules.to_json(), seed, salt, fixed,
+                                         creator)
         finally:
             self._creating.remove(creator)
         room = Room(room_id, name, rules, seed, self.store, self.config, self.thinker, salt,
