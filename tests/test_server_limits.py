@@ -346,6 +346,19 @@ def test_a_room_where_nobody_sat_expires_after_empty_idle_one_with_a_player_late
     assert status == {empty: "expired", bots_only: "expired", kept: "open"}
 
 
+def test_an_owner_who_handed_their_seat_to_a_bot_still_keeps_the_room_alive(
+        make: Make) -> None:
+    # they keep their token to run the room (start it, swap bots): a person holds it, and
+    # it lived only empty_idle as if nobody did
+    c = make(empty_idle=0.3, open_idle=30, sweep_every=0.1)
+    room, auth = seated(c, bots=(0, 1))  # ann's own seat and the other one: bots
+    assert [s["bot"] for s in c.get(f"/api/rooms/{room}").json()["seats"]] == \
+        ["efficiency", "efficiency"]
+    time.sleep(1.0)
+    assert c.get(f"/api/rooms/{room}").json()["status"] == "open"
+    assert c.post(f"/api/rooms/{room}/start", headers=auth).status_code == 200
+
+
 def test_taking_seats_is_rate_limited_per_address(make: Make) -> None:
     c = make(join_burst=2, join_per_minute=1)
     rooms = [c.post("/api/rooms", json={}).json()["room_id"] for _ in range(3)]

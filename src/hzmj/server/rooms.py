@@ -763,8 +763,9 @@ class Room:
 
     @property
     def has_players(self) -> bool:
-        """Whether a person holds a seat (a bot seat is no player)."""
-        return any(s.taken and s.bot is None for s in self.seats)
+        """Whether a person holds a seat's token: a player, or an owner who handed their
+        own seat to a bot and runs the room with it (any other bot seat is nobody's)."""
+        return any(s.taken and s.token_hash is not None for s in self.seats)
 
     def info(self) -> RoomInfo:
         now = time.monotonic()
