@@ -515,6 +515,7 @@ def test_account_deletion(client: TestClient) -> None:
     ("  张三  ", "张三"), ("Ann", "Ann"), ("a\u0007b", None), ("a\u200bb", None),
     ("Deleted player", None), ("x" * 41, None), ("  ", None),
     ("deIeted player", None), ("d\u0435leted player", None),  # capital I, Cyrillic е
+    ("Alice\ufffc", None), ("Al\ufffcice", None),  # drawn as nothing: "Alice" twice
 ])
 def test_guest_seat_names_are_validated_too(client: TestClient, name: str,
                                             ok: str | None) -> None:

@@ -32,9 +32,10 @@ def username(text: str) -> str:
 
 # letters that render as nothing although Unicode files them as letters or marks
 # (Hangul fillers, braille blank, combining grapheme joiner, Mongolian selectors, Khmer
-# inherent vowels)
+# inherent vowels), and the object replacement character (a symbol that Chromium draws
+# as nothing, no width: "Alice" + U+FFFC showed as "Alice")
 _BLANK = frozenset("\u034f\u115f\u1160\u2800\u3164\uffa0\u180b\u180c\u180d\u180e\u180f"
-                   "\u17b4\u17b5")
+                   "\u17b4\u17b5\ufffc")
 _MAX_MARKS = 2  # combining marks in a row (stacked accents hide the letters around them)
 
 
