@@ -288,6 +288,8 @@ def test_one_address_holds_at_most_rooms_per_address_live_rooms(make: Make) -> N
     third = c.post("/api/rooms", json={})
     assert third.status_code == 429 and third.json()["code"] == "too_many_rooms"
     assert "at most 2 live rooms" in third.json()["detail"]
+    # leaving one frees it only when it expires: the refusal says when that is
+    assert "nobody sits closes 1 second after its last use" in third.json()["detail"]
     time.sleep(1.0)  # the room nobody sat in expired (empty_idle); ann's did not
     assert c.get(f"/api/rooms/{first}").json()["status"] == "open"
     assert rooms_stored(c) == 1

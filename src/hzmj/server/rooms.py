@@ -1336,8 +1336,13 @@ class Lobby:
             mine += other == creator
             shared += network is not None and network_key(other) == network
         if mine >= limit or shared >= limit * NETWORK_SHARE:
+            # a room left empty still counts until it expires: say when that is, or the
+            # player who left one is refused again and again without knowing why
+            idle = min(self.config.empty_idle, self.config.open_idle)
             raise RoomError(429, f"too many rooms: at most {limit} live rooms from one "
-                                 "address; finish or leave one first", "too_many_rooms")
+                                 "address; finish or leave one first (a room where nobody "
+                                 f"sits closes {_duration(idle)} after its last use)",
+                            "too_many_rooms")
 
     def get(self, room_id: str) -> Room:
         room = self.rooms.get(room_id)
@@ -1409,6 +1414,14 @@ def _history(log: Iterable[Event], seat: int | None) -> list[dict[str, Any]]:
         elif e.type == "hand_end":
             out.append({**e.for_seat(seat), "win": win})
     return out
+
+
+def _duration(seconds: float) -> str:
+    """``600`` → ``"10 minutes"``, ``90`` → ``"90 seconds"``, ``0.4`` → ``"1 second"``."""
+    if seconds >= 120:
+        return f"{round(seconds / 60)} minutes"
+    n = max(1, round(seconds))
+    return f"{n} second{'s' if n != 1 else ''}"
 
 
 def _epoch_ms(deadline: float) -> int:

@@ -212,7 +212,7 @@ const STRINGS = {
   err_seat_taken: ["该座位已有人", "That seat is taken"],
   err_name_taken: ["桌上已有看起来相同的名字，请换一个名字", "Someone at this table has a name that looks the same; choose another name"],
   err_display_name_taken: ["桌上已有人用了和你的昵称看起来相同的名字：请房主移出那个座位，或退出登录后换个名字入座", "Someone at this table has a name that looks like your display name: ask the room's owner to free that seat, or sign out to sit under another name"],
-  err_too_many_rooms: ["你开的房间太多了，请先结束或离开一个", "You have too many rooms open; finish or leave one first"],
+  err_too_many_rooms: ["你开的房间太多了，请先结束或离开一个（没人坐的房间闲置一段时间后自动关闭）", "You have too many rooms open; finish or leave one first (a room where nobody sits closes after a while unused)"],
   err_owner_only: ["只有房主可以这样做", "Only the room's owner can do that"],
   err_token_needed: ["请先入座", "Take a seat first"],
   err_seats_free: ["还有空位，先坐满再开始", "Fill every seat first"],
