@@ -120,7 +120,7 @@ class RoomRow(Base):
     epoch: Mapped[int] = mapped_column(BigInteger, default=0)  # fencing token (0003)
     # addresses the owner removed players from, a JSON list, while open (0005)
     removed: Mapped[str | None] = mapped_column(Text, nullable=True)
-    # the creating client's address key (rooms_per_address), while open (0006)
+    # the creating client's address key (rooms_per_address), while open (0008)
     creator: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
 

@@ -2,8 +2,8 @@
 so that ``rooms_per_address`` still counts the room there; kept only while the room is
 open (cleared when its match starts, like the seats' addresses).
 
-Revision ID: 0006
-Revises: 0005
+Revision ID: 0008
+Revises: 0007
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0006"
-down_revision: str | None = "0005"
+revision: str = "0008"
+down_revision: str | None = "0007"
 
 
 def upgrade() -> None:
