@@ -515,6 +515,7 @@ def test_account_deletion(client: TestClient) -> None:
     ("  张三  ", "张三"), ("Ann", "Ann"), ("a\u0007b", None), ("a\u200bb", None),
     ("Deleted player", None), ("x" * 41, None), ("  ", None),
     ("deIeted player", None), ("d\u0435leted player", None),  # capital I, Cyrillic е
+    ("Alice\ufffc", None), ("Al\ufffcice", None),  # drawn as nothing: "Alice" twice
 ])
 def test_guest_seat_names_are_validated_too(client: TestClient, name: str,
                                             ok: str | None) -> None:
@@ -543,6 +544,51 @@ def test_a_name_that_looks_like_a_seated_players_is_refused_at_that_table(
     assert client.post(f"/api/rooms/{room}/seats", json={"name": "Alicia"}).status_code == 200
     elsewhere = client.post("/api/rooms", json={}).json()["room_id"]  # other tables: free
     assert client.post(f"/api/rooms/{elsewhere}/seats", json={"name": second}).status_code == 200
+
+
+@pytest.mark.parametrize("first, second", [
+    ("Kim", "Kirn"),                   # m reads as rn: a prototype that is a sequence
+    ("Bill", "Bi\u0627\u0627"),        # Arabic alefs for ll: the data wraps right-to-left
+    ("Lee", "\u05d5ee"),               # letters in marks, and they were all dropped
+    ("Bob\u2764", "Bob\u2764\ufe0f"),  # an emoji variation selector: same pixels
+    ("张三", "张\U000e0100三"),          # an ideographic variation selector: same pixels
+    ("Alice", "Ali\u0307ce"),          # a dot above an i takes the place of its own
+])
+def test_look_alikes_of_sequences_rtl_letters_and_selectors_are_refused_too(
+        client: TestClient, first: str, second: str) -> None:
+    room = client.post("/api/rooms", json={}).json()["room_id"]
+    assert client.post(f"/api/rooms/{room}/seats", json={"name": first}).status_code == 200
+    r = client.post(f"/api/rooms/{room}/seats", json={"name": second})
+    assert r.status_code == 409 and r.json()["code"] == "name_taken", r.text
+
+
+@pytest.mark.parametrize("a, b", [("Kim", "Tim"), ("Anna", "Arma"), ("张三", "李四"),
+                                  ("Alice", "Alicia"), ("Li", "Lu"), ("王石", "王右")])
+def test_names_that_differ_to_the_eye_are_not_alike(a: str, b: str) -> None:
+    from hzmj.server.account_protocol import names_alike
+
+    assert not names_alike(a, b)
+
+
+def test_a_signed_in_player_whose_name_a_guest_took_first_is_told_the_way_out(
+        client: TestClient) -> None:
+    # she sits under her display name whatever she types: "choose another name" sent her
+    # round in circles while a guest posing as her held the table
+    room = client.post("/api/rooms", json={}).json()["room_id"]
+    owner = client.post(f"/api/rooms/{room}/seats", json={"name": "host"}).json()
+    with from_address(client, "198.51.100.9"):
+        posing = client.post(f"/api/rooms/{room}/seats", json={"name": "\u0410lice"})
+    assert posing.status_code == 200
+    register(client)  # Alice
+    for typed in ("Alice", "Someone else"):
+        r = client.post(f"/api/rooms/{room}/seats", json={"name": typed}, headers=csrf(client))
+        assert r.status_code == 409 and r.json()["code"] == "display_name_taken"
+        assert "owner can free that seat" in r.json()["detail"]
+    assert client.delete(f"/api/rooms/{room}/seats/{posing.json()['seat']}",
+                         headers=bearer(owner["token"])).status_code == 200
+    r = client.post(f"/api/rooms/{room}/seats", json={"name": "x"}, headers=csrf(client))
+    assert r.status_code == 200
+    assert client.get(f"/api/rooms/{room}").json()["seats"][r.json()["seat"]]["name"] == "Alice"
 
 
 def test_a_name_like_a_bot_seats_is_refused_too(client: TestClient) -> None:

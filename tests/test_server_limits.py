@@ -288,11 +288,47 @@ def test_one_address_holds_at_most_rooms_per_address_live_rooms(make: Make) -> N
     third = c.post("/api/rooms", json={})
     assert third.status_code == 429 and third.json()["code"] == "too_many_rooms"
     assert "at most 2 live rooms" in third.json()["detail"]
+    # leaving one frees it only when it expires: the refusal says when that is
+    assert "nobody sits closes 1 second after its last use" in third.json()["detail"]
     time.sleep(1.0)  # the room nobody sat in expired (empty_idle); ann's did not
     assert c.get(f"/api/rooms/{first}").json()["status"] == "open"
     assert rooms_stored(c) == 1
     assert c.post("/api/rooms", json={}).status_code == 200
     assert c.post("/api/rooms", json={}).status_code == 429
+
+
+def test_an_open_room_still_counts_for_its_creator_after_a_restart(tmp_path: Path) -> None:
+    # the creator was kept in memory only: each restart, or a move to another node, gave
+    # one address rooms_per_address more live rooms
+    cfg = ServerConfig(db=str(tmp_path / "creator.db"), bot_workers=0, bot_delay=0,
+                       rooms_per_address=2, allow_fixed_seed=True)
+    with TestClient(create_app(cfg)) as c:
+        room, auth = seated(c)  # a two-player room: ann and a bot
+        assert c.post("/api/rooms", json={}).status_code == 200
+        assert c.post("/api/rooms", json={}).json()["code"] == "too_many_rooms"
+    with TestClient(create_app(cfg)) as c:
+        assert c.post("/api/rooms", json={}).json()["code"] == "too_many_rooms"
+        with sqlite3.connect(tmp_path / "creator.db") as db:
+            assert db.execute("SELECT creator FROM rooms WHERE id = ?", (room,)).fetchall() \
+                == [("testclient",)]
+        assert c.post(f"/api/rooms/{room}/start", headers=auth).status_code == 200
+        with sqlite3.connect(tmp_path / "creator.db") as db:  # no address once play starts
+            assert db.execute("SELECT creator FROM rooms WHERE id = ?", (room,)).fetchall() \
+                == [(None,)]
+
+
+def test_the_look_alike_table_is_built_before_the_first_request(tmp_path: Path) -> None:
+    # built at the first name a client sent, it held the event loop 0.1 to 0.2 s (every
+    # table's clock and bot with it), and importing the package's module kept its whole
+    # table (some 7 MB) alive in every server process
+    import sys
+
+    from hzmj.server import account_protocol
+
+    account_protocol._prototypes.cache_clear()
+    with TestClient(create_app(ServerConfig(db=str(tmp_path / "warm.db"), bot_workers=0))):
+        assert account_protocol._prototypes.cache_info().currsize == 1
+    assert "confusable_homoglyphs.confusables" not in sys.modules
 
 
 def test_a_room_where_nobody_sat_expires_after_empty_idle_one_with_a_player_later(
@@ -310,6 +346,19 @@ def test_a_room_where_nobody_sat_expires_after_empty_idle_one_with_a_player_late
     time.sleep(1.0)
     status = {r: c.get(f"/api/rooms/{r}").json()["status"] for r in (empty, bots_only, kept)}
     assert status == {empty: "expired", bots_only: "expired", kept: "open"}
+
+
+def test_an_owner_who_handed_their_seat_to_a_bot_still_keeps_the_room_alive(
+        make: Make) -> None:
+    # they keep their token to run the room (start it, swap bots): a person holds it, and
+    # it lived only empty_idle as if nobody did
+    c = make(empty_idle=0.3, open_idle=30, sweep_every=0.1)
+    room, auth = seated(c, bots=(0, 1))  # ann's own seat and the other one: bots
+    assert [s["bot"] for s in c.get(f"/api/rooms/{room}").json()["seats"]] == \
+        ["efficiency", "efficiency"]
+    time.sleep(1.0)
+    assert c.get(f"/api/rooms/{room}").json()["status"] == "open"
+    assert c.post(f"/api/rooms/{room}/start", headers=auth).status_code == 200
 
 
 def test_taking_seats_is_rate_limited_per_address(make: Make) -> None:

@@ -1154,3 +1154,29 @@ def test_waiting_room_tells_the_owner_to_start(server: _Server, page_at: Any) ->
     sync_api.expect(page.locator(".buttons .note")).to_have_text("座位已坐满：点“开始”开局")
     sync_api.expect(page.locator("button.start")).to_be_enabled()
     shot(page, "ux-waiting-full.png")
+
+
+def test_too_many_rooms_in_the_lobby_is_said_in_the_pages_words(
+        tmp_path: Path, page_at: Any) -> None:
+    """The lobby showed the server's English text for a refusal with a code (it showed
+    e.message, not the words for the code): "too many rooms" read in English on the
+    Chinese page."""
+    with _Server(tmp_path, bot_delay=0.05, rooms_per_address=1) as srv:
+        page = page_at(1280, 800)
+        for lang, words in (("zh", "你开的房间太多了，请先结束或离开一个"),
+                            ("en", "You have too many rooms open; finish or leave one "
+                                   "first (a room where nobody sits closes")):
+            page.goto(srv.base + "/")
+            page.evaluate(f"localStorage.setItem('hzmj.lang', '{lang}')")
+            page.reload()
+            page.fill("#player-name", "Alice")
+            page.click("button.create-room")
+            if lang == "zh":  # the first room: its creator sits and stays
+                page.wait_for_url("**/room/**")
+                continue
+            sync_api.expect(page.locator("form.create .form-error")).to_contain_text(words)
+        page.evaluate("localStorage.setItem('hzmj.lang', 'zh')")
+        page.reload()
+        page.click("button.create-room")
+        sync_api.expect(page.locator("form.create .form-error")).to_contain_text(
+            "你开的房间太多了，请先结束或离开一个（没人坐的房间")

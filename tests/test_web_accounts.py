@@ -165,3 +165,38 @@ def test_sign_up_play_history_rating_and_log_in_again_on_a_phone(
     shot(page, "accounts-login-390.png")
     page.goto(server.base + "/matches")
     expect(page.locator(f'.match-row[data-room="{room_id}"]')).to_have_count(1)
+
+
+def test_a_look_alike_name_is_refused_in_the_pages_words(server: _Server, phone: Any) -> None:
+    """A name that looks like a seated player's is refused in the page's language; a
+    signed-in player, whose display name the server uses whatever is typed, is told
+    that the owner can free the seat (not "choose another name", which cannot help)."""
+    from test_server_support import post
+
+    room = post(server.base, "/api/rooms").json()["room_id"]
+    assert post(server.base, f"/api/rooms/{room}/seats", {"name": "Alice"}).status_code == 200
+    page = phone
+    for lang, typed, words in (
+            ("zh", "ＡＬＩＣＥ", "桌上已有看起来相同的名字，请换一个名字"),
+            ("en", "\u0410lice", "Someone at this table has a name that looks the same; "
+                                 "choose another name")):
+        page.goto(f"{server.base}/room/{room}")
+        page.evaluate(f"localStorage.setItem('hzmj.lang', '{lang}')")
+        page.reload()
+        page.fill("#seat-name", typed)
+        page.locator("button.take-seat").first.click()
+        expect(page.locator("p.error")).to_have_text(words)
+    assert page.evaluate("""fetch('/api/auth/register', {method: 'POST',
+        headers: {'Content-Type': 'application/json'},
+        body: JSON.stringify({username: 'alice2', password: 'mahjong night',
+                              display_name: 'ALICE'})}).then(r => r.status)""") == 200
+    for lang, words in (("en", "ask the room's owner to free that seat"),
+                        ("zh", "请房主移出那个座位")):
+        page.evaluate(f"localStorage.setItem('hzmj.lang', '{lang}')")
+        page.goto(f"{server.base}/room/{room}")
+        # the name field shows the name the server will use, and cannot be edited
+        expect(page.locator("#seat-name")).to_have_value("ALICE")
+        expect(page.locator("#seat-name")).to_have_attribute("readonly", "")
+        page.locator("button.take-seat").first.click()
+        expect(page.locator("p.error")).to_contain_text(words)
+    shot(page, "accounts-display-name-taken-390.png")

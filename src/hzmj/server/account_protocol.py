@@ -5,8 +5,10 @@ signed-in player, match history, profiles and the leaderboard.  Part of
 from __future__ import annotations
 
 import functools
+import json
 import re
 import unicodedata
+from importlib import resources
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
@@ -30,9 +32,10 @@ def username(text: str) -> str:
 
 # letters that render as nothing although Unicode files them as letters or marks
 # (Hangul fillers, braille blank, combining grapheme joiner, Mongolian selectors, Khmer
-# inherent vowels)
+# inherent vowels), and the object replacement character (a symbol that Chromium draws
+# as nothing, no width: "Alice" + U+FFFC showed as "Alice")
 _BLANK = frozenset("\u034f\u115f\u1160\u2800\u3164\uffa0\u180b\u180c\u180d\u180e\u180f"
-                   "\u17b4\u17b5")
+                   "\u17b4\u17b5\ufffc")
 _MAX_MARKS = 2  # combining marks in a row (stacked accents hide the letters around them)
 
 
@@ -50,40 +53,73 @@ def _hidden_selector(before: str, c: str) -> bool:
     return 0xFE00 <= o <= 0xFE0D
 
 
+# ignored when names are compared, as UTS #39's skeleton ignores default-ignorable code
+# points: the variation selectors player_name lets through (after a symbol, a keycap's
+# digit or a CJK ideograph) and the directional marks the confusables data wraps
+# right-to-left letters in; "张三" with an ideographic variation selector reads as "张三"
+_IGNORED = re.compile("[\u200e\u200f\ufe00-\ufe0f\U000e0100-\U000e01ef]")
+
+
 @functools.lru_cache(maxsize=1)
 def _prototypes() -> dict[str, str]:
-    """Each character Unicode lists as confusable (UTS #39 data, from the
-    ``confusable-homoglyphs`` package) mapped to one character of its look-alike group
-    (the lowest code point; the groups are joined transitively: ``l``, ``I``, ``1``,
-    Cyrillic ``Ӏ`` are one group)."""
-    from confusable_homoglyphs import confusables  # type: ignore[import-untyped]
+    """Each character Unicode lists as confusable (UTS #39 ``confusables.txt``, as the
+    ``confusable-homoglyphs`` package ships it) mapped to what its look-alike group reads
+    as: the group's prototype when that is a sequence (``m`` reads as ``rn``), else its
+    lowest code point (the groups are joined transitively: ``l``, ``I``, ``1``, Cyrillic
+    ``Ӏ``, Arabic alef and Hebrew vav are one group).
 
+    The package's JSON file is read directly: importing its module would keep its whole
+    table (some 7 MB) alive in every server process for good.  About 0.1 to 0.2 s;
+    :func:`warm_names` runs it before a server takes requests."""
+    data = json.loads(resources.files("confusable_homoglyphs")
+                      .joinpath("confusables.json").read_text("utf-8"))
     parent: dict[str, str] = {}
 
-    def root(c: str) -> str:
-        while parent.get(c, c) != c:
-            c = parent[c] = parent.get(parent[c], parent[c])
-        return c
+    def root(s: str) -> str:
+        while parent.get(s, s) != s:
+            s = parent[s] = parent.get(parent[s], parent[s])
+        return s
 
-    for c, alikes in confusables.confusables_data.items():
+    def rank(s: str) -> tuple[bool, str]:  # a sequence is the prototype (sources are one
+        return len(s) == 1, s               # character each), then the lowest code point
+
+    for source, alikes in data.items():
         for alike in alikes:
-            if len(c) == 1 and len(alike["c"]) == 1:
-                a, b = root(c), root(alike["c"])
-                if a != b:
-                    parent[max(a, b)] = min(a, b)
-    return {c: root(c) for c in parent}
+            a, b = root(_IGNORED.sub("", source)), root(_IGNORED.sub("", alike["c"]))
+            if a and b and a != b:
+                first, second = sorted((a, b), key=rank)
+                parent[second] = first
+    single = {c: root(c) for c in parent if len(c) == 1}
+    # a prototype sequence reads as its characters' own prototypes
+    return {c: "".join(single.get(x, x) for x in unicodedata.normalize("NFD", p))
+            for c, p in single.items()}
+
+
+def warm_names() -> None:
+    """Build the look-alike table now (:func:`_prototypes`), not at the first name a
+    client sends: the server calls it, off its event loop, before it takes requests."""
+    _prototypes()
 
 
 def _skeleton(text: str) -> str:
+    """UTS #39's skeleton over :func:`_prototypes`; besides, a dot above an ``i`` or a
+    ``j`` reads as nothing (they are soft-dotted: the dot above takes the place of their
+    own, so ``"Ali\u0307ce"`` shows as ``"Alice"``)."""
     table = _prototypes()
-    return "".join(table.get(c, c) for c in unicodedata.normalize("NFD", text))
+    out = "".join(table.get(c, c) for c in unicodedata.normalize("NFD", _IGNORED.sub("", text)))
+    out = unicodedata.normalize("NFD", out)
+    for soft in {table.get("i", "i"), table.get("j", "j")}:
+        out = out.replace(soft + "\u0307", soft)
+    return out
 
 
 def name_keys(text: str) -> frozenset[str]:
     """What a shown name reads as: two names that share a key look alike to a player
     (``"Alice"``, ``"ALICE"``, ``"Аlice"`` with a Cyrillic ``А``, full-width
-    ``"Ａｌｉｃｅ"``, ``"BiII"`` and ``"Bill"``), compared after NFKC, case folding and
-    collapsing white space, with look-alike characters (Unicode's confusables) made one."""
+    ``"Ａｌｉｃｅ"``, ``"BiII"`` and ``"Bill"``, ``"Kim"`` and ``"Kirn"``, ``"Bill"`` with
+    two Arabic alefs for ``ll``), compared after NFKC, case folding and collapsing white
+    space, with look-alike characters and sequences (Unicode's confusables) made one and
+    variation selectors ignored."""
     flat = " ".join(unicodedata.normalize("NFKC", text).split())
     once = _skeleton(flat)
     return frozenset({once.casefold(), _skeleton(flat.casefold()), _skeleton(once.casefold())})

@@ -184,7 +184,10 @@ class Room:
                  config: ServerConfig, thinker: Thinker, salt: str = "",
                  seed_fixed: bool = False, creator: str | None = None) -> None:
         self.id = room_id
-        self.creator = creator  # the creating client's address key (None: restored)
+        # the creating client's address key (rooms_per_address): kept in the database while
+        # the room is open, so a restored or moved room still counts; None for a running
+        # room restored (no address is kept once play starts)
+        self.creator = creator
         self.thinker = thinker
         self.name = name
         self.rules = rules
@@ -783,8 +786,9 @@ class Room:
 
     @property
     def has_players(self) -> bool:
-        """Whether a person holds a seat (a bot seat is no player)."""
-        return any(s.taken and s.bot is None for s in self.seats)
+        """Whether a person holds a seat's token: a player, or an owner who handed their
+        own seat to a bot and runs the room with it (any other bot seat is nobody's)."""
+        return any(s.taken and s.token_hash is not None for s in self.seats)
 
     def info(self) -> RoomInfo:
         now = time.monotonic()
@@ -834,11 +838,13 @@ class Room:
     # ------------------------------------------------------------------ HTTP commands
     # (each runs inside the actor through Room.call)
 
-    async def join(self, name: str, seat: int | None,
-                   address: str | None = None) -> tuple[int, str]:
+    async def join(self, name: str, seat: int | None, address: str | None = None,
+                   display_name: bool = False) -> tuple[int, str]:
         """Take ``seat`` (None: the first free one) under ``name``; ``(seat, token)``.
         ``address``: the client's, refused once the owner has removed a player who
-        joined from it (a squatter who rejoins at once, seat after seat)."""
+        joined from it (a squatter who rejoins at once, seat after seat).
+        ``display_name``: ``name`` is a signed-in player's display name, which they cannot
+        change here (a look-alike seated first is refused with ``display_name_taken``)."""
         if self.match is not None:
             raise RoomError(409, "the match has started", "started")
         if address is not None and address in self.removed:
@@ -856,6 +862,11 @@ class Room:
             raise RoomError(409, f"seat {seat} is taken", "seat_taken")
         alike = next((s.name for s in self.seats if s.name and names_alike(name, s.name)), None)
         if alike is not None:  # the table would show two players under one name
+            if display_name:  # "choose another name" is no way out: the server chose it
+                raise RoomError(409, f"{shown(alike)} already sits at this table under a name "
+                                f"that looks like your display name {shown(name)}; the room's "
+                                "owner can free that seat, or sign out to sit under another "
+                                "name", "display_name_taken")
             raise RoomError(409, f"{shown(alike)} already sits at this table under a name that "
                             "looks the same; choose another name", "name_taken")
         token = secrets.token_urlsafe(32)
@@ -1183,7 +1194,7 @@ class Room:
                 thinker: Thinker) -> Room:
         """Rebuild a room from the database, replaying its match's actions."""
         room = cls(stored.id, stored.name, Rules.from_dict(stored.rules), stored.seed, store,
-                   config, thinker, stored.salt, stored.seed_fixed)
+                   config, thinker, stored.salt, stored.seed_fixed, stored.creator)
         room.owner = stored.owner_seat
         now = time.monotonic()
         for st in stored.seats:
@@ -1331,7 +1342,8 @@ class Lobby:
             seed = secrets.randbits(62)
         self._creating.append(creator)  # counted while the database writes it
         try:
-            await self.store.create_room(room_id, name, rules.to_json(), seed, salt, fixed)
+            await self.store.create_room(room_id, name, rules.to_json(), seed, salt, fixed,
+                                         creator)
         finally:
             self._creating.remove(creator)
         room = Room(room_id, name, rules, seed, self.store, self.config, self.thinker, salt,
@@ -1353,8 +1365,13 @@ class Lobby:
             mine += other == creator
             shared += network is not None and network_key(other) == network
         if mine >= limit or shared >= limit * NETWORK_SHARE:
+            # a room left empty still counts until it expires: say when that is, or the
+            # player who left one is refused again and again without knowing why
+            idle = min(self.config.empty_idle, self.config.open_idle)
             raise RoomError(429, f"too many rooms: at most {limit} live rooms from one "
-                                 "address; finish or leave one first", "too_many_rooms")
+                                 "address; finish or leave one first (a room where nobody "
+                                 f"sits closes {_duration(idle)} after its last use)",
+                            "too_many_rooms")
 
     def get(self, room_id: str) -> Room:
         room = self.rooms.get(room_id)
@@ -1435,6 +1452,14 @@ def _hand_events(log: Sequence[Event], published: int,
     redaction, so nothing the seat was not shown)."""
     start = next((i for i in range(published - 1, -1, -1) if log[i].type == "hand_start"), 0)
     return [e.for_seat(seat) for e in log[start:published]]
+
+
+def _duration(seconds: float) -> str:
+    """``600`` → ``"10 minutes"``, ``90`` → ``"90 seconds"``, ``0.4`` → ``"1 second"``."""
+    if seconds >= 120:
+        return f"{round(seconds / 60)} minutes"
+    n = max(1, round(seconds))
+    return f"{n} second{'s' if n != 1 else ''}"
 
 
 def _epoch_ms(deadline: float) -> int:

@@ -120,6 +120,8 @@ class RoomRow(Base):
     epoch: Mapped[int] = mapped_column(BigInteger, default=0)  # fencing token (0003)
     # addresses the owner removed players from, a JSON list, while open (0005)
     removed: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # the creating client's address key (rooms_per_address), while open (0008)
+    creator: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
 
 class SeatRow(Base):
@@ -177,6 +179,7 @@ class StoredRoom:
     made_by: dict[int, str] = field(default_factory=dict)  # action index -> "bot" | "clock"
     record: dict[str, Any] | None = None
     removed: list[str] = field(default_factory=list)  # addresses banned while open
+    creator: str | None = None  # the creating client's address key, while open
 
 
 class StaleOwnerError(RuntimeError):
@@ -233,11 +236,12 @@ class Store:
     # -- rooms and seats -------------------------------------------------------------
 
     async def create_room(self, room_id: str, name: str, rules: str, seed: int,
-                          salt: str = "", seed_fixed: bool = False) -> None:
+                          salt: str = "", seed_fixed: bool = False,
+                          creator: str | None = None) -> None:
         async with writing(self.engine) as conn:
             await conn.execute(insert(RoomRow).values(
                 id=room_id, name=name, rules=rules, seed=seed, salt=salt, seed_fixed=seed_fixed,
-                status="open", owner_seat=None, created_at=time.time()))
+                status="open", owner_seat=None, created_at=time.time(), creator=creator))
 
     async def update_room(self, room_id: str, **values: Any) -> None:
         async with writing(self.engine) as conn:
@@ -245,14 +249,14 @@ class Store:
             await conn.execute(update(RoomRow).where(RoomRow.id == room_id).values(**values))
 
     async def forget_addresses(self, room_id: str, **values: Any) -> None:
-        """Drop the room's seat addresses and removal bans, with the room's other
+        """Drop the room's seat addresses, removal bans and creator, with the room's other
         ``values`` in the same transaction (its new status: the match started, or the
         room expired or was quarantined; nobody joins any more, so no address is kept
         longer than the open room needs it)."""
         async with writing(self.engine) as conn:
             await self._check_fence(conn, room_id, exclusive=True)
             await conn.execute(update(RoomRow).where(RoomRow.id == room_id)
-                               .values(removed=None, **values))
+                               .values(removed=None, creator=None, **values))
             await conn.execute(update(SeatRow).where(SeatRow.room_id == room_id)
                                .values(address=None))
 
@@ -472,7 +476,8 @@ class Store:
             rooms = {r.id: StoredRoom(r.id, r.name, _json(r.rules), r.seed, r.status,
                                       r.owner_seat, r.salt, r.seed_fixed, r.created_at,
                                       record=_json(r.record) if r.record else None,
-                                      removed=(_json(r.removed) or []) if r.removed else [])
+                                      removed=(_json(r.removed) or []) if r.removed else [],
+                                      creator=r.creator)
                      for r in (await conn.execute(query.order_by(RoomRow.created_at))).all()}
             if not rooms:
                 return []

@@ -32,7 +32,7 @@ function toggleLang() {
 me = await loadMe();
 renderHeader();
 if (match) {
-  page = new RoomPage(root, decodeURIComponent(match[1]), header);
+  page = new RoomPage(root, decodeURIComponent(match[1]), header, me);
   page.start();
 } else {
   renderLobby(root, me);

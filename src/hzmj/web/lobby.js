@@ -94,7 +94,8 @@ async function createRoom(form) {
     location.href = `/room/${roomId}`;
   } catch (e) {
     const target = e.field && form.querySelector(`[data-option="${e.field}"] .field-error`);
-    (target || general).textContent = e.field ? optionError(e.field, e.message) : e.message;
+    // a refusal with a code (too_many_rooms, rate_limited, full_server) in the page's words
+    (target || general).textContent = e.field ? optionError(e.field, e.message) : e.text ?? e.message;
     if (target) target.closest(".field").hidden = false;
   }
 }

@@ -22,10 +22,12 @@ function secondsLeft(deadline) {
 }
 
 export class RoomPage {
-  constructor(root, roomId, header) {
+  /** `me`: the signed-in player (GET /api/me), who sits under their display name. */
+  constructor(root, roomId, header, me = null) {
     this.root = root;
     this.roomId = roomId;
     this.header = header;
+    this.account = me?.account || null;
     this.room = null;
     this.mine = loadSeat(roomId);
     this.board = null;
@@ -411,7 +413,7 @@ export class RoomPage {
       this.render();
       return;
     }
-    saveName(name);
+    if (!this.account) saveName(name);
     try {
       const r = await api("POST", `/api/rooms/${this.roomId}/seats`, { name, seat });
       this.mine = { seat: r.seat, token: r.token, name };
@@ -638,8 +640,10 @@ export class RoomPage {
       h("p.rules-line", {}, h("b", {}, `${t("rules")}: `), rulesSummary(room.rules), " ",
         ruleLink("3", t("rules_link"))),
       seated ? null
-        : h("p", {}, h("label", {}, `${t("your_name")} `, h("input#seat-name", { value: typed ?? savedName(),
-          maxlength: 40 }))),
+        // signed in: the server seats them under their display name, whatever is typed
+        : h("p", {}, h("label", {}, `${t("your_name")} `, h("input#seat-name", {
+          value: this.account ? this.account.display_name : typed ?? savedName(), maxlength: 40,
+          readonly: this.account ? true : null }))),
       h("ul.seat-list", {}, seats),
       isOwner ? h("p.ready-help", {}, t("owner_start_help"))
         : seated ? h("p.ready-help", {}, t("player_ready_help")) : null,
