@@ -553,8 +553,10 @@ def replay_command(
     verify_flag: Annotated[bool, typer.Option("--verify", help="Replay and compare; exit 1 "
                                               "on any difference.")] = False,
 ) -> None:
-    """Print a recorded match hand by hand; --verify replays it and checks every figure
-    and, for a server's record, that the seed opens the commitment published at the start."""
+    """Print a recorded match hand by hand; --verify checks every figure.
+
+    --verify replays the record and checks every figure and, for a server's record, that
+    the seed opens the commitment published at the start."""
     from hzmj.record import RecordError, replay, verify
 
     record = read_record_file(record_path)
@@ -667,9 +669,10 @@ def serve_command(
     host: Annotated[str, typer.Option("--host", help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=1, max=65535, help="TCP port.")] = 8000,
     db: Annotated[str | None, typer.Option("--db", metavar="URL",
-                                           help="SQLite file, or a database URL "
-                                                "(postgresql://user:pw@host/db); default "
-                                                "HZMJ_DB, else ./hzmj.db.")] = None,
+                                           help="SQLite file, or a database URL: "
+                                                "postgresql://HOST/DB (user:pw@ before "
+                                                "HOST); default HZMJ_DB, else ./hzmj.db.")
+                ] = None,
     log_level: Annotated[LogLevel, typer.Option("--log-level", case_sensitive=False)]
     = LogLevel.info,
     redis: Annotated[str | None, typer.Option(
@@ -693,6 +696,7 @@ def serve_command(
     = "127.0.0.1",
 ) -> None:
     """Run the table server: rooms, bots and real-time play over WebSocket.
+
     --host 0.0.0.0 lets friends on your network join (README: play with friends)."""
     from hzmj.server.app import serve
 
@@ -787,8 +791,9 @@ def rules_command(
         "--lang", help="The book's language: en (docs/rules.md) or zh (docs/rules.zh.md).")]
     = "en",
 ) -> None:
-    """Read the rule book (docs/rules.md, in Chinese docs/rules.zh.md; the browser shows it
-    at /rules)."""
+    """Read the rule book (docs/rules.md; --lang zh: docs/rules.zh.md).
+
+    The browser shows the same book at /rules."""
     from hzmj import rulebook
 
     try:
@@ -825,8 +830,9 @@ def arena_command(
     as_json: JsonOpt = False,
     ray: RayOpt = None,
 ) -> None:
-    """Bots play each other: points per hand with 95% CI, win rate, mean M, p-values;
-    with --rate, the bots' ratings (the lobby's leaderboard) are updated."""
+    """Bots play each other: points per hand with 95% CI, win rate, mean M, p-values.
+
+    With --rate, the bots' ratings (the lobby's leaderboard) are updated."""
     from rich.progress import Progress
 
     from hzmj.arena import GameResult, arena, print_report
