@@ -694,7 +694,8 @@ def check_review_box(page: Any, base: str, room_id: str) -> None:
     pct = "–" if data["agreement"] is None else f"{int(data['agreement'] * 100 + 0.5)}%"
     sync_api.expect(summary).to_contain_text(
         f"{data['reviewed']} 个决定，一致率 {pct}，损失共 {data['loss_total']:.2f}"
-        f"（每局 {data['loss_per_hand']:.2f}）")
+        f"（本人打的 {data['hands_played']} 局，每局 {data['loss_per_hand']:.2f}）"
+        "（单位：本局预期得分）")
     costly = data["costliest"]
     assert len(costly) == min(5, sum(1 for d in data["decisions"] if d["loss"]))
     items = box.locator("ol.review-costliest li")
