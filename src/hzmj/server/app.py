@@ -70,7 +70,7 @@ from hzmj.server.protocol import (
     client_message,
 )
 from hzmj.server.rooms import MOVING, Connection, Lobby, Room, RoomError
-from hzmj.server.rules_page import book_language, rules_page
+from hzmj.server.rules_page import base_language, book_language, rules_page
 from hzmj.server.slow import raise_file_limit, request_deadline
 from hzmj.server.storage import (
     StaleOwnerError,
@@ -488,9 +488,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     async def rules(request: Request, lang: str | None = None) -> Response:
         """The rule book: ``?lang=en|zh`` (a regional tag such as ``zh-CN`` or ``en_GB``
         reads as its language), else the language Accept-Language prefers."""
-        if lang:
-            lang = lang.replace("_", "-").split("-", 1)[0].lower()
-        book = lang or book_language(request.headers.get("accept-language", ""))
+        book = (base_language(lang) if lang else
+                book_language(request.headers.get("accept-language", "")))
         try:
             book_page = rules_page(book)
         except rulebook.UnknownLanguageError as exc:

@@ -157,6 +157,12 @@ class ServerConfig:
                              f"milliseconds, got {self.hint_ms}")
 
     @property
+    def empty_lifetime(self) -> float:
+        """How long an open room where nobody holds a seat lives after its last use: the
+        shorter of ``empty_idle`` and ``open_idle``."""
+        return min(self.empty_idle, self.open_idle)
+
+    @property
     def db_url(self) -> str:
         return database_url(self.db)
 

@@ -1367,10 +1367,10 @@ class Lobby:
         if mine >= limit or shared >= limit * NETWORK_SHARE:
             # a room left empty still counts until it expires: say when that is, or the
             # player who left one is refused again and again without knowing why
-            idle = min(self.config.empty_idle, self.config.open_idle)
             raise RoomError(429, f"too many rooms: at most {limit} live rooms from one "
                                  "address; finish or leave one first (a room where nobody "
-                                 f"sits closes {_duration(idle)} after its last use)",
+                                 f"sits closes {_duration(self.config.empty_lifetime)} "
+                                 "after its last use)",
                             "too_many_rooms")
 
     def get(self, room_id: str) -> Room:
@@ -1396,9 +1396,8 @@ class Lobby:
             if room.over_at is not None and now >= room.over_at + self.config.finished_grace:
                 reason = "the match is over; its replay stays available"
             elif (room.match is None and room.seated_connections == 0
-                  and now >= room.active_at + (self.config.open_idle if room.has_players else
-                                               min(self.config.open_idle,
-                                                   self.config.empty_idle))):
+                  and now >= room.active_at + (self.config.open_idle if room.has_players
+                                               else self.config.empty_lifetime)):
                 # watchers alone keep no open room: a spectator socket per room held the
                 # server's room cap
                 try:

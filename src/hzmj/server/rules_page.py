@@ -4,6 +4,8 @@ section anchor (``#s6.5`` is the same in both books)."""
 
 from __future__ import annotations
 
+from functools import cache
+
 from hzmj import rulebook
 
 _NAMES = {"en": "English", "zh": "中文"}
@@ -29,6 +31,11 @@ addEventListener("hashchange", keepSection);
 </script></body></html>"""
 
 
+def base_language(tag: str) -> str:
+    """A language tag's language: ``"zh-CN"``, ``"zh_TW"``, ``"ZH"`` → ``"zh"``."""
+    return tag.strip().replace("_", "-").split("-", 1)[0].lower()
+
+
 def book_language(accept_language: str) -> str:
     """The book an Accept-Language header prefers: the listed language of highest q among
     the books' (``zh-CN``, ``zh-TW`` and ``zh`` all read the Chinese book; the first listed
@@ -36,7 +43,7 @@ def book_language(accept_language: str) -> str:
     best, best_q = "en", 0.0
     for item in accept_language.split(","):
         tag, *params = item.split(";")
-        lang = tag.strip().lower().split("-")[0]
+        lang = base_language(tag)
         if lang not in rulebook.LANGUAGES:
             continue
         q = 1.0
@@ -52,6 +59,8 @@ def book_language(accept_language: str) -> str:
     return best
 
 
+@cache  # one page per book: rendering the Markdown took every request (a failed call
+# caches nothing, so an unknown language adds no entry)
 def rules_page(lang: str) -> str:
     """The whole page of the book in ``lang``; ``UnknownLanguageError`` for another."""
     body = rulebook.to_html(lang)
