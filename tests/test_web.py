@@ -865,6 +865,12 @@ def test_two_people_and_two_bots_through_the_ready_gate(
         live.goto(f"{base}/replay/{room_id}")
         sync_api.expect(live.locator("main.replay.live .backs").first).to_be_visible()
         assert live.locator(".open-hand").count() == 0
+        # the live view's log starts with the hand (from the snapshot's hand_events) and
+        # its 记录 button lists the whole hand
+        sync_api.expect(live.locator(".live-log div").first).to_contain_text("第1局 · 庄")
+        live.click("button.show-log")
+        sync_api.expect(live.locator("dialog .log-list li").first).to_contain_text("第1局 · 庄")
+        live.locator("dialog .buttons button").click()
         shot(live, "people-live-1280.png")
         live.close()
 

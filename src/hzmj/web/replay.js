@@ -9,7 +9,7 @@ import { applyEvent, boardFromView, emptyBoard } from "./board.js";
 import { eventFeedback, headerTools } from "./feedback.js";
 import { bi, getLang, setLang, t } from "./i18n.js";
 import {
-  centreInfo, eventLine, finalElement, h, historyElement, positionOf, roomTitle, seatName,
+  centreInfo, dialog, eventLine, finalElement, h, historyElement, positionOf, roomTitle, seatName,
   seatNames, seatPanel, settlementElement, tileOpts,
 } from "./render.js";
 import { tileElement, tileLabel } from "./tiles.js";
@@ -18,6 +18,7 @@ const roomId = decodeURIComponent(location.pathname.split("/").filter(Boolean)[1
 const root = document.getElementById("app");
 const header = document.getElementById("header");
 const SPEEDS = [0.5, 1, 2, 4];
+const LOG_LINES = 200; // the live view's log of the hand (the table shows the last three)
 
 const state = {
   names: [], steps: [], moves: [], boards: [], index: 0, show: "all", error: "", title: roomId,
@@ -207,6 +208,19 @@ function stepLog(b, step) {
   return lines.map((x, i) => h("div", {}, i === 0 && tag ? [tag, " ", x] : x));
 }
 
+/** The live view's log: the hand's lines so far (a reload gets them back from the
+ * snapshot's `hand_events`, the same redaction as the events, RULES §13). */
+function liveLog(b) {
+  return h("div.log.live-log", {}, state.live.log.slice(-3).map((x) => h("div", {}, x)));
+}
+
+function showLiveLog() {
+  const log = state.live?.log || [];
+  const lines = log.length ? log.map((x) => h("li", {}, x)) : [h("li", {}, t("log_empty"))];
+  const d = dialog(t("log"), h("ol.log-list", {}, lines), [[t("close")]]);
+  d.node.querySelector(".log-list li:last-child")?.scrollIntoView({ block: "end" });
+}
+
 function tableOf(b, step) {
   const focus = state.show === "all" || state.show === "none" ? 0 : Number(state.show);
   const areas = { top: [], left: [], right: [], bottom: [] };
@@ -220,7 +234,7 @@ function tableOf(b, step) {
     h("div.area-top", {}, areas.top), h("div.area-left", {}, areas.left),
     h("div.area-right", {}, areas.right),
     h("div.area-centre", {}, centreInfo(b, state.names),
-      h("div.log.step-events", {}, stepLog(b, step))),
+      state.live ? liveLog(b) : h("div.log.step-events", {}, stepLog(b, step))),
     h("div.area-bottom", {}, areas.bottom));
 }
 
@@ -400,8 +414,9 @@ function renderLive() {
   const b = state.live.board;
   root.replaceChildren(h("main.replay.live.table-page", {},
     h("h2", {}, `${t("live_view")} · ${state.title}`),
-    h("p.spectating", {}, t("spectating"), state.room?.spectators ? ` · ${t("spectators", state.room.spectators)}` : ""),
-    b ? tableOf(b, { events: state.live.recent }) : null,
+    h("p.spectating", {}, t("spectating"), state.room?.spectators ? ` · ${t("spectators", state.room.spectators)}` : "",
+      " ", h("button.show-log", { onclick: showLiveLog }, t("log"))),
+    b ? tableOf(b, null) : null,
     b?.handEnd && b.phase === "over" ? h("section.settlement-box", {}, h("h3", {}, t("settlement")),
       settlementElement(b, b.handEnd, state.names)) : null,
     b?.matchEnd ? h("p", {}, h("a.button", { href: `/replay/${roomId}`, onclick: () => location.reload() }, t("replay"))) : null));
@@ -410,7 +425,7 @@ function renderLive() {
 // ---------------------------------------------------------------- live spectating
 
 function watchLive() {
-  state.live = { board: null, recent: [] };
+  state.live = { board: null, log: [] };
   const ws = new WebSocket(wsUrl(`/ws/rooms/${encodeURIComponent(roomId)}`));
   ws.onmessage = (m) => {
     const msg = JSON.parse(m.data);
@@ -420,10 +435,14 @@ function watchLive() {
     } else if (msg.type === "snapshot" && msg.view) {
       state.live.board = boardFromView(msg.view);
       state.live.board.history = msg.history || [];
+      state.live.log = (msg.hand_events || []).map((e) => eventLine(state.live.board, e, state.names))
+        .filter(Boolean).slice(-LOG_LINES);
     } else if (msg.type === "event" && state.live.board) {
       applyEvent(state.live.board, msg.event);
       eventFeedback(state.live.board, msg.event, (i) => seatName(state.names, i), null);
-      state.live.recent = [msg.event];
+      if (msg.event.type === "hand_start") state.live.log = [];
+      const line = eventLine(state.live.board, msg.event, state.names);
+      if (line) state.live.log = [...state.live.log.slice(1 - LOG_LINES), line];
       if (msg.event.type === "match_end") {
         ws.close();
         setTimeout(() => location.reload(), 1500); // the finished match replays in full
