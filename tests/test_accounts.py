@@ -452,6 +452,8 @@ def test_history_ratings_and_profile_after_a_match(client: TestClient) -> None:
     # the random bot level is rated too, and shown at the table and on the board
     seat_ratings = client.get(f"/api/rooms/{room}/ratings").json()["ratings"]
     assert seat_ratings[seat] == m["rating_after"]
+    assert client.get(f"/api/rooms/{room}/ratings").json()["signed_in"] == [
+        i == seat for i in range(4)]  # bots are rated, not signed in
     bot = client.get("/api/players/bot:random").json()
     assert bot["kind"] == "bot" and bot["rated_matches"] == 1
     assert all(r == bot["rating"] for i, r in enumerate(seat_ratings) if i != seat)
@@ -574,9 +576,10 @@ def test_a_signed_in_player_whose_name_a_guest_took_first_is_told_the_way_out(
         client: TestClient) -> None:
     # she sits under her display name whatever she types: "choose another name" sent her
     # round in circles while a guest posing as her held the table
-    room = client.post("/api/rooms", json={}).json()["room_id"]
-    owner = client.post(f"/api/rooms/{room}/seats", json={"name": "host"}).json()
-    with from_address(client, "198.51.100.9"):
+    with other_browser(client):  # the host is somebody else (its own cookies)
+        room = client.post("/api/rooms", json={}).json()["room_id"]
+        owner = client.post(f"/api/rooms/{room}/seats", json={"name": "host"}).json()
+    with from_address(client, "198.51.100.9"), other_browser(client):
         posing = client.post(f"/api/rooms/{room}/seats", json={"name": "\u0410lice"})
     assert posing.status_code == 200
     register(client)  # Alice
@@ -589,6 +592,10 @@ def test_a_signed_in_player_whose_name_a_guest_took_first_is_told_the_way_out(
     r = client.post(f"/api/rooms/{room}/seats", json={"name": "x"}, headers=csrf(client))
     assert r.status_code == 200
     assert client.get(f"/api/rooms/{room}").json()["seats"][r.json()["seat"]]["name"] == "Alice"
+    # the table marks the signed-in account (✓), never a guest, whatever its name
+    marks = client.get(f"/api/rooms/{room}/ratings").json()
+    assert marks["signed_in"] == [i == r.json()["seat"] for i in range(4)]
+    assert marks["ratings"][r.json()["seat"]] == 1500 and marks["ratings"][owner["seat"]] is None
 
 
 def test_a_name_like_a_bot_seats_is_refused_too(client: TestClient) -> None:

@@ -85,7 +85,7 @@ def play_short_match(page: Any, base: str) -> str:
     expect(page.locator(".seat-slot .seat-rating")).to_have_count(2)
     page.click("button.start")
     page.wait_for_selector(".hand .hand-tile")
-    expect(page.locator("section.own .seat-rating")).to_have_text("≈1,500")
+    expect(page.locator("section.own .seat-rating.signed-in")).to_have_text("✓ ≈1,500")
     shot(page, "accounts-table-390.png")
     page.locator("label.auto input").click()
     expect(page.locator("label.auto input")).to_be_checked()

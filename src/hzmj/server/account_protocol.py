@@ -304,6 +304,9 @@ class Leaderboard(_Model):
 class SeatRatings(_Model):
     ratings: list[int | None] = Field(description="per seat: the account's or bot level's "
                                                    "rating; null for a guest or free seat")
+    signed_in: list[bool] = Field(default_factory=list, description=(
+        "per seat: taken by a signed-in account, whose display name no guest can use at "
+        "this table (the page marks it, so a look-alike name elsewhere is told apart)"))
 
 
 ACCOUNT_MODELS: tuple[type[BaseModel], ...] = (

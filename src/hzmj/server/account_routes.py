@@ -234,12 +234,14 @@ def account_routes(get: Callable[[], Accounts]) -> APIRouter:
                 MatchPlayerRow.seat, MatchPlayerRow.account_id).where(
                 MatchPlayerRow.room_id == room_id))).all())
             subjects: dict[int, str] = {}
+            signed_in: set[int] = set()
             for seat, bot in seats:
                 account_id = links.get(seat)
                 if bot is not None:
                     subjects[seat] = ratings.bot_subject(bot)
                 elif account_id is not None:
                     subjects[seat] = ratings.account_subject(account_id)
+                    signed_in.add(seat)
             known = await ratings.load(conn, list(subjects.values()))
             rules = (await conn.execute(select(RoomRow.rules).where(
                 RoomRow.id == room_id))).scalar_one_or_none()
@@ -248,7 +250,7 @@ def account_routes(get: Callable[[], Accounts]) -> APIRouter:
         n = Rules.from_json(rules).players
         return SeatRatings(ratings=[
             known.get(subjects[i], ratings.Rating()).shown if i in subjects else None
-            for i in range(n)])
+            for i in range(n)], signed_in=[i in signed_in for i in range(n)])
 
     return router
 

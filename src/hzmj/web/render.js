@@ -107,11 +107,17 @@ export function ratingText(r) {
   return r === null || r === undefined ? "–" : r.toLocaleString("en");
 }
 
-/** The seat's rating (account or bot level) next to its name, when the room has one. */
+/** The seat's rating (account or bot level) next to its name, when the room has one; a
+ * signed-in account's is marked ✓ (no guest can take that name at this table, so a
+ * look-alike guest elsewhere shows no mark). */
 export function ratingChip(names, i) {
   const r = names?.ratings?.[i];
-  return r === null || r === undefined ? null
-    : h("span.seat-rating", { title: bi("等级分", "rating") }, `≈${ratingText(r)}`);
+  if (r === null || r === undefined) return null;
+  if (names?.signedIn?.[i]) {
+    return h("span.seat-rating.signed-in", { title: bi("已登录账号 · 等级分", "signed-in account · rating") },
+      `✓ ≈${ratingText(r)}`);
+  }
+  return h("span.seat-rating", { title: bi("等级分", "rating") }, `≈${ratingText(r)}`);
 }
 
 const MELD_ZH = {

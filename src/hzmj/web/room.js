@@ -79,16 +79,20 @@ export class RoomPage {
     if (key === this.ratingsKey) return;
     this.ratingsKey = key;
     try {
-      this.ratings = (await api("GET", `/api/rooms/${this.roomId}/ratings`)).ratings;
+      const data = await api("GET", `/api/rooms/${this.roomId}/ratings`);
+      this.ratings = data.ratings;
+      this.signedIn = data.signed_in || null;
       this.render();
     } catch {
       this.ratings = null;
+      this.signedIn = null;
     }
   }
 
   get names() {
     const names = seatNames(this.room);
     names.ratings = this.ratings;
+    names.signedIn = this.signedIn;
     return names;
   }
 
