@@ -335,6 +335,38 @@ def test_expiry_and_eviction_free_the_lease_and_nobody_takes_the_room_back(
     assert httpx.get(f"{nodes[0].base}/api/matches/{finished}/record").status_code == 200
 
 
+def test_rooms_per_address_counts_the_rooms_of_every_node(nodes: list[Node],
+                                                          redis_url: str) -> None:
+    """One address's live rooms count across the cluster (16 by default), not 16 on each
+    node: a client spreading its creates over the nodes meets the same cap, and the
+    count falls again as its rooms expire."""
+    r = redis.Redis.from_url(redis_url)
+    text_r = redis.Redis.from_url(redis_url, decode_responses=True)
+    transport = httpx.HTTPTransport(local_address="127.0.0.3")
+    with httpx.Client(transport=transport, timeout=10) as client:
+        def create(node: Node) -> httpx.Response:
+            return client.post(f"{node.base}/api/rooms", json={"rules": {}})
+        made = []
+        for i in range(16):
+            answer = create(nodes[i % 3])
+            assert answer.status_code == 200, answer.text
+            made.append(answer.json()["room_id"])
+        assert {owner(r, room) for room in made} == {n.name for n in nodes}
+        assert sum(v == "127.0.0.3" for v in text_r.hgetall("hzmj:creators").values()) == 16
+        for node in nodes:  # each node holds only 5 or 6 of them, yet refuses a 17th
+            refused = create(node)
+            assert refused.status_code == 429 and refused.json()["code"] == "too_many_rooms"
+        # another address is not affected
+        assert post(nodes[0].base, "/api/rooms", {"rules": {}}).status_code == 200
+        end = time.monotonic() + 90  # empty rooms expire after HZMJ_OPEN_IDLE (20 s)
+        while any(httpx.get(f"{nodes[0].base}/api/rooms/{room}").json()["status"] != "expired"
+                  for room in made):
+            assert time.monotonic() < end, "the rooms did not expire"
+            time.sleep(1)
+        assert "127.0.0.3" not in text_r.hgetall("hzmj:creators").values()
+        assert create(nodes[1]).status_code == 200
+
+
 def test_a_proxied_spectator_counts_under_its_own_address(nodes: list[Node],
                                                           redis_url: str) -> None:
     """The spectator cap is per client address: a WebSocket a node proxies to the room's

@@ -58,6 +58,7 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 PREFIX = "hzmj:"
 NODES, LOAD, LIVE, INFOS, LOBBY = (PREFIX + k for k in ("nodes", "load", "live", "infos",
                                                         "lobby"))
+CREATORS = PREFIX + "creators"  # room id -> the address that created it, while it is live
 FORWARDED = "hzmj.forwarded"  # scope key of a request a node runs for another node
 PROXIED = b"x-hzmj-proxied"  # header of a WebSocket a node proxies to the owner
 CLIENT = b"x-hzmj-client"  # with it: the client's address and the cluster's signature
@@ -205,12 +206,33 @@ class ClusterLobby(Lobby):
 
     async def create(self, rules: Rules, name: str, seed: int | None,
                      creator: str | None = None) -> Room:
+        if creator is not None:
+            self._check_rooms_of(creator, await self._creators_elsewhere())
         room = await super().create(rules, name, seed, creator)
+        if creator is not None:
+            await self.redis.hset(CREATORS, room.id, creator)
         await self.redis.set(lease_key(room.id), self.node_id, px=self.ttl_ms)
         await self.store.take_room(room.id)
         await self.redis.sadd(LIVE, room.id)
         self._own(room)
         return room
+
+    async def _creators_elsewhere(self) -> list[str]:
+        """The creators of the live rooms the other nodes hold (``rooms_per_address``
+        counts across the cluster, not per node).  An entry of a room no longer live (its
+        node died before it could drop it) is dropped here; without Redis, only this
+        node's own rooms count."""
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.hgetall(CREATORS)
+                pipe.smembers(LIVE)
+                creators, live = await pipe.execute()
+            stale = [k for k in creators if k not in live]
+            if stale:
+                await self.redis.hdel(CREATORS, *stale)
+        except RedisError:
+            return []
+        return [str(c) for k, c in creators.items() if k in live and k not in self.rooms]
 
     async def forget(self, room_id: str) -> None:
         """A room evicted after its match or expired unplayed: free its lease and take
@@ -222,6 +244,7 @@ class ClusterLobby(Lobby):
         try:
             await self.redis.srem(LIVE, room_id)
             await self.redis.hdel(INFOS, room_id)
+            await self.redis.hdel(CREATORS, room_id)
             await self._release(keys=[lease_key(room_id)], args=[self.node_id])
             await self._set_load()
         except RedisError:
@@ -273,6 +296,7 @@ class ClusterLobby(Lobby):
                 self.owned.discard(room_id)
                 await self.redis.srem(LIVE, room_id)
                 await self.redis.hdel(INFOS, room_id)
+                await self.redis.hdel(CREATORS, room_id)
                 await self._release(keys=[lease_key(room_id)], args=[self.node_id])
                 await self._set_load()
             else:

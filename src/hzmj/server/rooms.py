@@ -1352,14 +1352,17 @@ class Lobby:
         room.start_actor()
         return room
 
-    def _check_rooms_of(self, creator: str) -> None:
+    def _check_rooms_of(self, creator: str, elsewhere: Iterable[str] = ()) -> None:
         """One address cannot hold the server's room cap (nor its CPU, with rooms of bots):
-        its live rooms, open or playing, count until their match ends or they expire."""
+        its live rooms, open or playing, count until their match ends or they expire.
+        ``elsewhere``: the creators of the live rooms other nodes of a cluster hold.
+
+        Raises :class:`RoomError` 429 ``too_many_rooms``."""
         limit = self.config.rooms_per_address
         network = network_key(creator)
         mine = shared = 0
         live = [r.creator for r in self.rooms.values() if r.over_at is None]
-        for other in live + self._creating:
+        for other in [*live, *self._creating, *elsewhere]:
             if other is None:
                 continue
             mine += other == creator
