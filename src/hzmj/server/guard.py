@@ -7,6 +7,7 @@ only enforces them (documented in ``docs/protocol.md``, "Limits").
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import ipaddress
 import json
@@ -167,9 +168,11 @@ def address_key(host: str) -> str:
     return str(ip)
 
 
+@functools.lru_cache(maxsize=4096)
 def network_key(key: str) -> str | None:
     """The IPv6 ``/48`` that an :func:`address_key` ``/64`` key lies in
-    (``"2001:db8:1:2::/64"`` → ``"2001:db8:1::/48"``); None for any other key."""
+    (``"2001:db8:1:2::/64"`` → ``"2001:db8:1::/48"``); None for any other key.  Cached:
+    a room create compares the creator with every live room's (thousands in a cluster)."""
     if not key.endswith("/64"):
         return None
     try:
