@@ -91,6 +91,23 @@ class Without:
         return next((c.action for c in ranked if c.action.type not in self.types), allowed[0])
 
 
+class With:
+    """The bot ``name`` that always takes an action of a type in ``types`` when one is
+    legal (the best of them by the bot's own ranking), else plays as the bot:
+    ``--reference strong-with:pong`` measures the pongs the bot passes up."""
+
+    def __init__(self, name: str, types: set[str], seed: int) -> None:
+        self.bot = make_bot(name, seed)
+        self.types = types
+
+    def choose(self, view: dict[str, Any], legal: Sequence[Action]) -> Action:
+        wanted = [a for a in legal if a.type in self.types]
+        if not wanted:
+            return self.bot.choose(view, legal)
+        ranked = self.bot.explain(view, legal, include=wanted[0])
+        return next((c.action for c in ranked if c.action.type in self.types), wanted[0])
+
+
 class Patched:
     """The strong bot with some of its module constants set otherwise while it decides
     (``strong+FEED_CLAIM=0.15,LOSS=0.5``, as ``benchmarks/strong_variant.py`` takes them):
@@ -119,11 +136,15 @@ class Patched:
 
 
 def reference_bot(spec: str, seed: int) -> Bot:
-    """``NAME``, ``NAME-without:TYPE,TYPE`` (:class:`Without`) or
+    """``NAME``, ``NAME-without:TYPE,TYPE`` (:class:`Without`), ``NAME-with:TYPE,TYPE``
+    (:class:`With`) or
     ``strong+KEY=VALUE,…`` (:class:`Patched`)."""
     name, _, types = spec.partition("-without:")
     if types:
         return Without(name, set(types.split(",")), seed)
+    name, _, types = spec.partition("-with:")
+    if types:
+        return With(name, set(types.split(",")), seed)
     name, _, settings = spec.partition("+")
     return Patched(name, settings, seed) if settings else make_bot(name, seed)
 
