@@ -695,6 +695,18 @@ def test_rules_6_7_concealed_kong_shown_when_its_owner_claims_next() -> None:
     assert m.view(2)["players"][0]["melds"][0]["tiles"] == ["1z"] * 4
 
 
+def test_rules_6_7_concealed_kong_shown_at_the_end_of_the_hand() -> None:
+    # seat 1 self-draws before play comes back to the kong's owner; the match ends there
+    m = deal("1111z123m456p789s4z", "123456789m11p22p", NO_EAST[1], NO_EAST[2],
+             replacements="9m", draws="2p", match_mode="points", points=[1, 1, 1, 1])
+    play(m, "0 kong 1z concealed", "0 discard 4z")
+    assert m.view(1)["players"][0]["melds"][0]["tiles"] is None
+    act(m, "1 win")
+    assert m.over
+    for seat in (1, 2, None):
+        assert m.view(seat)["players"][0]["melds"][0]["tiles"] == ["1z"] * 4
+
+
 def test_rules_13_claim_windows_show_no_other_seats_options() -> None:
     m = deal(*PONG_TABLE)
     act(m, "0 discard 7s")

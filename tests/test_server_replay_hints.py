@@ -209,6 +209,22 @@ def test_hints_count_discards_melds_and_exclude_hidden_hands() -> None:
                              {"tile": "9m", "left": 3}, {"tile": "5z", "left": 4}]
 
 
+def test_rules_3_hints_never_offer_bamboo_under_drop_bamboo() -> None:
+    # 缺一门 removes all 36 bamboo tiles: no hint may wait on or count one
+    m = deal("123456789m111p1zP", "147m147p1234567z", players=2, drop_bamboo=True)
+    got = hints(m.view(0))
+    for option in got["discards"]:
+        for w in option["waits"] + option["useful"]:
+            assert not w["tile"].endswith("s"), option
+    one = next(d for d in got["discards"] if d["tile"] == "1z")  # 爆头-ready: any tile
+    assert {w["tile"] for w in one["waits"]} == {tile_name(k) for k in range(NUM_KINDS)
+                                                 if not 18 <= k < 27}
+    m = deal("123456789m111p1zP", "147m147p1234567z", players=2, drop_bamboo=True)
+    play(m, "0 discard 1z")
+    got = hints(m.view(0))  # 13 tiles: the waits themselves
+    assert got["waits"] and not any(w["tile"].endswith("s") for w in got["waits"])
+
+
 def test_a_spectator_view_has_no_hints() -> None:
     with pytest.raises(ValueError):
         hints(Match(Rules(players=2), 1).view(None))

@@ -926,6 +926,7 @@ class Match:
         deltas = result.settlement.deltas if result.settlement else (0,) * self.n
         for s, d in zip(self.seats, deltas, strict=True):
             s.points += d
+            s.hidden_kongs.clear()  # RULES §6.7: every concealed kong is shown at the hand's end
         self.phase = "over"
         if self.logged:
             self._emit({

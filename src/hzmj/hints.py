@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from hzmj.events import Action, Discard, action_from_json
 from hzmj.hand import Wait, discard_options, shanten, waits
-from hzmj.tiles import NUM_KINDS, Hand, Meld, MeldKind, Tile, tile, tile_name
+from hzmj.tiles import NUM_KINDS, Hand, Meld, MeldKind, Tile, full_set, tile, tile_name
 
 
 class Adviser(Protocol):
@@ -71,11 +71,17 @@ def hints(view: dict[str, Any], adviser: Adviser | None = None) -> dict[str, Any
     hand = own_hand(view)
     caishen = tile(view["caishen"])
     visible = visible_elsewhere(view)
+    # RULES §3: under 缺一门 the bamboo tiles are not in play; all four count as gone, so
+    # they add nothing to the useful tiles, and they are never listed
+    in_play = set(full_set(view["rules"]["drop_bamboo"]))
+    for k in range(NUM_KINDS):
+        if k not in in_play:
+            visible[k] = 4
     legal = [action_from_json(a) for a in view["legal_actions"]]
     result: dict[str, Any] = {"shanten": shanten(hand, caishen), "waits": [], "discards": [],
                               "suggestion": None, "candidates": []}
     if hand.size == 13:
-        result["waits"] = _tiles_left(waits(hand, caishen, visible))
+        result["waits"] = _tiles_left(waits(hand, caishen, visible), in_play)
     else:
         allowed = {a.tile for a in legal if isinstance(a, Discard)}
         for option in discard_options(hand, caishen, visible):
@@ -89,8 +95,8 @@ def hints(view: dict[str, Any], adviser: Adviser | None = None) -> dict[str, Any
             useful = [Wait(w.tile, max(0, w.left - 1)) if w.tile == d else w
                       for w in option.useful]
             result["discards"].append({"tile": tile_name(d), "shanten": option.shanten,
-                                       "waits": _tiles_left(ready),
-                                       "useful": _tiles_left(useful)})
+                                       "waits": _tiles_left(ready, in_play),
+                                       "useful": _tiles_left(useful, in_play)})
     if adviser is not None and legal:
         explain = getattr(adviser, "explain", None)
         if explain is not None:  # one search gives both: its first is what choose plays
@@ -112,5 +118,5 @@ def _without(hand: Hand, discard: Tile) -> Hand:
     return Hand(tuple(concealed), hand.melds)
 
 
-def _tiles_left(found: Sequence[Wait]) -> list[dict[str, object]]:
-    return [w.to_dict() for w in found]
+def _tiles_left(found: Sequence[Wait], in_play: set[Tile]) -> list[dict[str, object]]:
+    return [w.to_dict() for w in found if w.tile in in_play]
