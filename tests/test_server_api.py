@@ -4,6 +4,7 @@ records, the browser pages, and the protocol schema kept in docs/."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -254,3 +255,68 @@ def test_refusals_carry_a_code_to_translate(client: TestClient) -> None:
     room = client.post("/api/rooms", json={"name": "x"}).json()["room_id"]
     r = client.post(f"/api/rooms/{room}/start")
     assert r.status_code == 401 and r.json()["code"] == "token_needed"
+
+
+# ------------------------------------------------------------------ metrics
+
+
+def metric(text: str, name: str) -> float:
+    """One sample's value in the Prometheus text format (0 when absent)."""
+    for line in text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[-1])
+    return 0.0
+
+
+def test_metrics_for_an_operator_count_rooms_moves_hands_and_refusals(tmp_path: Path) -> None:
+    cfg = ServerConfig(db=str(tmp_path / "m.db"), bot_delay=0, hand_pause=0, bot_workers=0,
+                       claim_pause_scale=0, allow_fixed_seed=True, metrics_token="s3cret")
+    with TestClient(create_app(cfg)) as c:
+        refused = c.get("/metrics")  # the test client is no loopback client, and no token
+        assert refused.status_code == 403 and refused.json()["code"] == "forbidden"
+        assert c.get("/metrics", headers=bearer("wrong")).status_code == 403
+        before = c.get("/metrics", headers=bearer("s3cret"))
+        assert before.status_code == 200
+        assert before.headers["content-type"].startswith("text/plain; version=0.0.4")
+        start = before.text
+        assert metric(start, 'hzmj_rooms{status="open"}') == 0
+        assert metric(start, "hzmj_rooms_max") == 2000
+        room = c.post("/api/rooms", json={"rules": {"players": 2}, "seed": 9}).json()["room_id"]
+        me = c.post(f"/api/rooms/{room}/seats", json={"name": "op"}).json()
+        now = c.get("/metrics", headers=bearer("s3cret")).text
+        assert metric(now, 'hzmj_rooms{status="open"}') == 1
+        assert c.get("/api/rooms/nope").status_code == 404
+        for seat in range(2):  # the owner hands its own seat to a bot too
+            assert c.post(f"/api/rooms/{room}/bots", json={"seat": seat, "bot": "random"},
+                          headers=bearer(me["token"])).status_code == 200
+        assert c.post(f"/api/rooms/{room}/start", headers=bearer(me["token"])).status_code == 200
+        deadline = time.monotonic() + 120
+        while c.get(f"/api/rooms/{room}").json()["status"] != "over":
+            assert time.monotonic() < deadline, "the match did not end"
+            time.sleep(0.05)
+        record = c.get(f"/api/matches/{room}/record").json()
+        end = c.get("/metrics", headers=bearer("s3cret")).text
+
+    def grew(name: str) -> float:
+        return metric(end, name) - metric(start, name)
+    assert grew("hzmj_matches_finished_total") == 1
+    assert grew("hzmj_hands_finished_total") == 8  # hands mode, 8 hands (RULES §12.1)
+    assert grew('hzmj_moves_total{by="bot"}') == len(record["actions"])
+    assert grew('hzmj_bot_decision_seconds_count{bot="random"}') > 0
+    assert grew('hzmj_refusals_total{code="no_room"}') == 1
+    assert metric(end, 'hzmj_rooms{status="over"}') == 1
+    assert metric(end, 'hzmj_rooms{status="open"}') == 0
+
+
+@pytest.mark.parametrize("host, ok", [("127.0.0.1", True), ("::1", True),
+                                      ("203.0.113.5", False), ("testclient", False)])
+def test_metrics_are_for_loopback_clients_without_a_token(host: str, ok: bool) -> None:
+    from starlette.requests import Request
+
+    from hzmj.server.metrics import allowed
+
+    request = Request({"type": "http", "client": (host, 5000), "headers": []})
+    assert allowed(request, None) is ok
+    token = Request({"type": "http", "client": ("203.0.113.5", 5000),
+                     "headers": [(b"authorization", b"Bearer t0ken")]})
+    assert allowed(token, "t0ken") and not allowed(token, None) and not allowed(token, "other")

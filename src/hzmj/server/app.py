@@ -35,6 +35,7 @@ from hzmj.hints import hints as seat_hints
 from hzmj.record import replay_steps
 from hzmj.review import review as review_seat
 from hzmj.rules import Rules, RulesError
+from hzmj.server import metrics
 from hzmj.server.account_protocol import Ok, warm_names
 from hzmj.server.account_routes import account_routes, seat_name, seat_taken
 from hzmj.server.accounts import Accounts, Throttle
@@ -171,6 +172,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @app.exception_handler(RoomError)
     async def room_error(_: Request, exc: RoomError) -> JSONResponse:
+        metrics.refused(exc.code)
         return JSONResponse({"detail": str(exc), "code": exc.code}, status_code=exc.status)
 
     @app.exception_handler(RequestValidationError)
@@ -198,6 +200,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         # was done; the client may try again (the details stay in the server's log)
         log.warning("%s %s: database error: %s", request.method, request.url.path,
                     getattr(exc, "orig", exc))
+        metrics.refused("storage")
         return JSONResponse({"detail": "the server's database cannot take this request "
                              "now; nothing changed: try again", "code": "storage"},
                             status_code=503, headers={"retry-after": "1"})
@@ -217,6 +220,19 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
                       bot_workers=lob.thinker.workers,
                       bot_worker_restarts=lob.thinker.restarts,
                       quarantined=len(lob.quarantined))
+
+    @app.get("/metrics", include_in_schema=False)
+    async def metrics_page(request: Request) -> Response:
+        """Prometheus metrics of this process (``hzmj.server.metrics``): loopback clients,
+        or ``Authorization: Bearer`` with ``metrics_token``; 403 for anyone else."""
+        if not metrics.allowed(request, cfg.metrics_token):
+            raise RoomError(403, "metrics are served to loopback clients, or with "
+                                 "Authorization: Bearer and the server's metrics_token "
+                                 "(HZMJ_METRICS_TOKEN)", "forbidden")
+        registry = state.get("metrics")
+        if registry is None:
+            registry = state["metrics"] = metrics.registry_for(lobby)
+        return Response(metrics.render(registry), media_type=metrics.CONTENT_TYPE)
 
     @app.post("/api/rooms")
     async def create_room(body: CreateRoom, request: Request) -> RoomCreated:

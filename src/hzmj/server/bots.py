@@ -173,6 +173,11 @@ class Thinker:
         broken.shutdown(wait=False, cancel_futures=True)
         self._pool = self._spawn()
 
+    @property
+    def waiting(self) -> int:
+        """Decisions waiting for a free worker (``/metrics``)."""
+        return len(self._waiting)
+
     async def choose(self, bot: Bot, view: dict[str, Any],
                      legal: Sequence[Action]) -> tuple[Action, Bot]:
         """The bot's choice and the bot itself with its RNG advanced.  ``RuntimeError``

@@ -113,6 +113,8 @@ class ServerConfig:
     node_id: str | None = None  # unique per node (None: made up at start-up)
     lease_ttl: float = 5.0  # a room's lease; a dead owner's rooms move after this
     forward_timeout: float = 10.0  # a command forwarded to a room's owner
+    metrics_token: str | None = None  # GET /metrics with "Authorization: Bearer TOKEN" from
+    # anywhere (without it, only loopback clients may read the metrics)
     public_url: str | None = None  # the address players use (share links, QR); None: the
     # address each visitor used, forwarded headers included
     lan_url: str | None = None  # set by `serve --host 0.0.0.0`: links for local visitors

@@ -35,6 +35,7 @@ from hzmj.events import Action, Escape, Event, IllegalActionError, action_from_j
 from hzmj.game import Match
 from hzmj.record import fair_record, seed_commitment
 from hzmj.rules import Rules
+from hzmj.server import metrics
 from hzmj.server.account_protocol import names_alike
 from hzmj.server.bots import AUTO_BOT, Thinker, bot_seed, cancelled_by_caller, get_bot
 from hzmj.server.config import ServerConfig
@@ -116,6 +117,7 @@ class Connection:
                                else message.model_dump_json())
 
     def error(self, reason: str, code: str | None = None) -> None:
+        metrics.refused(code)
         self.send(ErrorMsg(reason=reason, code=code))
 
     def close(self, code: int, reason: str) -> None:
@@ -449,7 +451,9 @@ class Room:
 
         async def think() -> None:
             try:
+                asked = time.monotonic()
                 action, advanced = await self.thinker.choose(bot, view, legal)
+                metrics.BOT_SECONDS.labels(bot.name).observe(time.monotonic() - asked)
             except asyncio.CancelledError:
                 if cancelled_by_caller():
                     raise  # the room is stopping
@@ -634,6 +638,8 @@ class Room:
         self._check_legal(action)
         if self.seats[action.seat].bot is not None:
             by = None
+        who = ("bot" if self.seats[action.seat].bot is not None
+               else "auto" if by == "bot" else by or "player")
         try:
             await self.store.append_action(self.id, len(m.actions), action.to_json(), by)
         except SQLAlchemyError as exc:
@@ -645,8 +651,12 @@ class Room:
                           "(its database is busy); nothing changed: try again") from None
         if by is not None:
             self.made_by[len(m.actions)] = by
+        hands = len(m.results)
         m.apply(action)
+        metrics.MOVES.labels(who).inc()
+        metrics.HANDS.inc(len(m.results) - hands)
         if m.over:
+            metrics.MATCHES.inc()
             await self.store.finish(self.id, self.record())
         self._publish()
 
