@@ -135,8 +135,8 @@ def test_migration_upgrades_an_existing_database(tmp_path: Path) -> None:
     with sqlite3.connect(db) as conn:
         newest = ScriptDirectory(str(MIGRATIONS)).get_current_head()
         assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [(newest,)]
-        assert conn.execute("SELECT id, name, removed FROM rooms").fetchall() == [
-            ("r1", "old", None)]  # 0005's column, empty for an old room
+        assert conn.execute("SELECT id, name, removed, private FROM rooms").fetchall() == [
+            ("r1", "old", None, 0)]  # 0005's column, empty for an old room; 0009: listed
         assert conn.execute("SELECT idx, made_by FROM actions").fetchall() == []  # 0006
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
     assert {"accounts", "sessions", "match_players", "ratings"} <= tables

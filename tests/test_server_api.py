@@ -320,3 +320,21 @@ def test_metrics_are_for_loopback_clients_without_a_token(host: str, ok: bool) -
     token = Request({"type": "http", "client": ("203.0.113.5", 5000),
                      "headers": [(b"authorization", b"Bearer t0ken")]})
     assert allowed(token, "t0ken") and not allowed(token, None) and not allowed(token, "other")
+
+
+def test_a_private_room_is_not_listed_but_joined_by_its_link_even_after_a_restart(
+        tmp_path: Path) -> None:
+    cfg = ServerConfig(db=str(tmp_path / "p.db"), bot_delay=0, hand_pause=0, bot_workers=0)
+    with TestClient(create_app(cfg)) as c:
+        hidden = c.post("/api/rooms", json={"name": "friends", "private": True}).json()["room_id"]
+        shown_id = c.post("/api/rooms", json={"name": "anyone"}).json()["room_id"]
+        assert c.post("/api/rooms", json={"private": "yes"}).status_code == 422
+        listed = {r["room_id"] for r in c.get("/api/rooms").json()["rooms"]}
+        assert listed == {shown_id}
+        assert {r["room_id"] for r in c.get("/api/rooms?all=true").json()["rooms"]} == {shown_id}
+        info = c.get(f"/api/rooms/{hidden}").json()  # the link still works
+        assert info["private"] is True and info["name"] == "friends"
+        assert c.post(f"/api/rooms/{hidden}/seats", json={"name": "ann"}).status_code == 200
+    with TestClient(create_app(cfg)) as c:  # restored from the database: still private
+        assert c.get(f"/api/rooms/{hidden}").json()["private"] is True
+        assert {r["room_id"] for r in c.get("/api/rooms").json()["rooms"]} == {shown_id}

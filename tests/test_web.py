@@ -1163,6 +1163,27 @@ def test_waiting_room_tells_the_owner_to_start(server: _Server, page_at: Any) ->
     shot(page, "ux-waiting-full.png")
 
 
+def test_a_private_room_is_shared_by_its_link_and_not_listed(server: _Server,
+                                                             page_at: Any) -> None:
+    page = page_at(390, 844)
+    page.goto(server.base + "/")
+    page.fill("#player-name", "Alice")
+    page.fill("#room-name", "只给朋友")
+    page.check("#opt-private")
+    page.click("button.create-room")
+    page.wait_for_url("**/room/**")
+    room_id = page.url.rsplit("/", 1)[1]
+    sync_api.expect(page.locator(".private-note")).to_contain_text("私人房间")
+    assert no_horizontal_scroll(page)
+    shot(page, "private-room-390.png")
+    other = page_at(1280, 800)
+    other.goto(server.base + "/")
+    sync_api.expect(other.locator("ul.rooms li").first).to_be_visible()
+    assert other.locator(f"li.room-row[data-room='{room_id}']").count() == 0
+    other.goto(page.locator("input.share-link").input_value())  # the link still seats you
+    sync_api.expect(other.locator(".seat-slot[data-seat='1'] button.take-seat")).to_be_visible()
+
+
 def test_too_many_rooms_in_the_lobby_is_said_in_the_pages_words(
         tmp_path: Path, page_at: Any) -> None:
     """The lobby showed the server's English text for a refusal with a code (it showed

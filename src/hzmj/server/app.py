@@ -241,13 +241,15 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         if not creations.take(address):
             raise RoomError(429, f"too many new rooms: at most {cfg.create_per_minute:g} a "
                                  "minute from one address", "rate_limited")
-        room = await lobby().create(rules, body.name, body.seed, address)  # "": UI names it
+        room = await lobby().create(rules, body.name, body.seed, address,  # "": UI names it
+                                    body.private)
         return RoomCreated(room_id=room.id)
 
     @app.get("/api/rooms")
     async def list_rooms(all: bool = False) -> RoomList:
         rooms = await lobby().infos()
-        return RoomList(rooms=[r for r in rooms if all or r.status == "open"])
+        return RoomList(rooms=[r for r in rooms if (all or r.status == "open")
+                               and not r.private])  # a private room: by its link only
 
     @app.get("/api/rooms/{room_id}")
     async def get_room(room_id: str) -> RoomInfo:
@@ -595,7 +597,7 @@ def _finished_info(stored: StoredRoom) -> RoomInfo:
         state_id=None, hand_no=None,
         commitment=(stored.record or {}).get("commitment"),
         seed=stored.seed if stored.status == "over" else None,
-        salt=stored.salt if stored.status == "over" else None)
+        salt=stored.salt if stored.status == "over" else None, private=stored.private)
 
 
 def _pump(ws: WebSocket, conn: Connection) -> asyncio.Task[None]:

@@ -205,10 +205,10 @@ class ClusterLobby(Lobby):
     # ------------------------------------------------------------------ rooms
 
     async def create(self, rules: Rules, name: str, seed: int | None,
-                     creator: str | None = None) -> Room:
+                     creator: str | None = None, private: bool = False) -> Room:
         if creator is not None:
             self._check_rooms_of(creator, await self._creators_elsewhere())
-        room = await super().create(rules, name, seed, creator)
+        room = await super().create(rules, name, seed, creator, private)
         if creator is not None:
             await self.redis.hset(CREATORS, room.id, creator)
         await self.redis.set(lease_key(room.id), self.node_id, px=self.ttl_ms)

@@ -83,6 +83,8 @@ class CreateRoom(_Request):
     seed: Annotated[int | None, AfterValidator(_int64)] = Field(
         default=None, description="fixes the deal, only for a table of bots (tests, "
                                   "replays); a room where a human sits gets a server seed")
+    private: bool = Field(default=False, description="not listed in the lobby: only who "
+                                                     "has the room's link joins or watches")
 
 
 class RoomCreated(_Model):
@@ -125,6 +127,8 @@ class RoomInfo(_Model):
     salt: str | None = Field(default=None, description="revealed once the match is over")
     gate: GateInfo | None = Field(default=None, description="set between two hands")
     spectators: int = Field(default=0, description="connected spectators")
+    private: bool = Field(default=False, description="not listed in the lobby (GET "
+                                                     "/api/rooms): joined and watched by link")
 
 
 class RoomList(_Model):

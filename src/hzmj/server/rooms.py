@@ -184,8 +184,10 @@ class Room:
 
     def __init__(self, room_id: str, name: str, rules: Rules, seed: int, store: Store,
                  config: ServerConfig, thinker: Thinker, salt: str = "",
-                 seed_fixed: bool = False, creator: str | None = None) -> None:
+                 seed_fixed: bool = False, creator: str | None = None,
+                 private: bool = False) -> None:
         self.id = room_id
+        self.private = private  # not listed in the lobby: who has the link joins or watches
         # the creating client's address key (rooms_per_address): kept in the database while
         # the room is open, so a restored or moved room still counts; None for a running
         # room restored (no address is kept once play starts)
@@ -825,7 +827,7 @@ class Room:
                 hand_no=gate.hand_no, deadline_ms=_epoch_ms(gate.deadline),
                 ready=sorted(i for i in range(len(self.seats))
                              if i in gate.ready or self._controlled_by_bot(i, now))),
-            spectators=len(self.spectators))
+            spectators=len(self.spectators), private=self.private)
 
     def seat_of_token(self, token: str) -> int | None:
         digest = hash_token(token)
@@ -1204,7 +1206,8 @@ class Room:
                 thinker: Thinker) -> Room:
         """Rebuild a room from the database, replaying its match's actions."""
         room = cls(stored.id, stored.name, Rules.from_dict(stored.rules), stored.seed, store,
-                   config, thinker, stored.salt, stored.seed_fixed, stored.creator)
+                   config, thinker, stored.salt, stored.seed_fixed, stored.creator,
+                   stored.private)
         room.owner = stored.owner_seat
         now = time.monotonic()
         for st in stored.seats:
@@ -1335,10 +1338,11 @@ class Lobby:
         await room.stop_actor()
 
     async def create(self, rules: Rules, name: str, seed: int | None,
-                     creator: str | None = None) -> Room:
-        """A new open room; :class:`RoomError` 503 when ``max_rooms`` rooms are live, 429
-        when ``creator`` (a client's :func:`~hzmj.server.guard.address_key`) has
-        ``rooms_per_address`` live rooms of this process already (its IPv6 /48,
+                     creator: str | None = None, private: bool = False) -> Room:
+        """A new open room (``private``: not listed in the lobby); :class:`RoomError` 503
+        when ``max_rooms`` rooms are live, 429 when ``creator`` (a client's
+        :func:`~hzmj.server.guard.address_key`) has ``rooms_per_address`` live rooms
+        already (of the whole cluster in one; its IPv6 /48,
         :data:`~hzmj.server.guard.NETWORK_SHARE` times as many)."""
         if len(self.rooms) >= self.config.max_rooms:
             raise RoomError(503, f"the server is full ({self.config.max_rooms} live rooms); "
@@ -1353,11 +1357,11 @@ class Lobby:
         self._creating.append(creator)  # counted while the database writes it
         try:
             await self.store.create_room(room_id, name, rules.to_json(), seed, salt, fixed,
-                                         creator)
+                                         creator, private)
         finally:
             self._creating.remove(creator)
         room = Room(room_id, name, rules, seed, self.store, self.config, self.thinker, salt,
-                    fixed, creator)
+                    fixed, creator, private)
         self.rooms[room_id] = room
         room.start_actor()
         return room

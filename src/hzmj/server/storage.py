@@ -47,6 +47,7 @@ from sqlalchemy import (
     create_engine,
     delete,
     event,
+    false,
     insert,
     select,
     text,
@@ -122,6 +123,8 @@ class RoomRow(Base):
     removed: Mapped[str | None] = mapped_column(Text, nullable=True)
     # the creating client's address key (rooms_per_address), while open (0008)
     creator: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    # not listed in the lobby (0009)
+    private: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class SeatRow(Base):
@@ -180,6 +183,7 @@ class StoredRoom:
     record: dict[str, Any] | None = None
     removed: list[str] = field(default_factory=list)  # addresses banned while open
     creator: str | None = None  # the creating client's address key, while open
+    private: bool = False  # not listed in the lobby
 
 
 class StaleOwnerError(RuntimeError):
@@ -237,11 +241,12 @@ class Store:
 
     async def create_room(self, room_id: str, name: str, rules: str, seed: int,
                           salt: str = "", seed_fixed: bool = False,
-                          creator: str | None = None) -> None:
+                          creator: str | None = None, private: bool = False) -> None:
         async with writing(self.engine) as conn:
             await conn.execute(insert(RoomRow).values(
                 id=room_id, name=name, rules=rules, seed=seed, salt=salt, seed_fixed=seed_fixed,
-                status="open", owner_seat=None, created_at=time.time(), creator=creator))
+                status="open", owner_seat=None, created_at=time.time(), creator=creator,
+                private=private))
 
     async def update_room(self, room_id: str, **values: Any) -> None:
         async with writing(self.engine) as conn:
@@ -477,7 +482,7 @@ class Store:
                                       r.owner_seat, r.salt, r.seed_fixed, r.created_at,
                                       record=_json(r.record) if r.record else None,
                                       removed=(_json(r.removed) or []) if r.removed else [],
-                                      creator=r.creator)
+                                      creator=r.creator, private=bool(r.private))
                      for r in (await conn.execute(query.order_by(RoomRow.created_at))).all()}
             if not rooms:
                 return []

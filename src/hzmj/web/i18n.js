@@ -7,6 +7,8 @@ const STRINGS = {
   lobby: ["大厅", "Lobby"],
   create_room: ["创建房间", "Create a room"],
   room_name: ["房间名", "Room name"],
+  private_room: ["私人房间", "Private room"],
+  private_help: ["不在大厅列出，朋友凭链接加入或观战", "Not listed in the lobby: friends join or watch by the link"],
   create: ["创建", "Create"],
   advanced: ["高级", "Advanced"],
   seed: ["随机种子（可选，固定发牌）", "Seed (optional, fixes the deal)"],

@@ -87,6 +87,7 @@ async function createRoom(form) {
     }
     const { room_id: roomId } = await api("POST", "/api/rooms", {
       rules: readRules(form), name: form.elements.room_name.value.trim(),
+      private: form.elements.private.checked,
       seed: seed === "" ? null : new Digits(seed), // exact: a Number rounds above 2^53
     });
     const seat = await api("POST", `/api/rooms/${roomId}/seats`, { name });
@@ -123,6 +124,10 @@ export async function renderLobby(root, me = null) {
       h("span.field-error.name-error", { role: "alert" })),
     h("div.field", {}, h("label", { for: "room-name" }, t("room_name")),
       h("input#room-name", { name: "room_name", maxlength: 60 })),
+    h("div.field.field-checkbox.private-field", {},
+      h("label", { for: "opt-private" }, t("private_room")),
+      h("input#opt-private", { type: "checkbox", name: "private" }),
+      h("span.field-help", {}, t("private_help"))),
     h("div.options", {}, OPTIONS.map(field)),
     h("details.advanced", {}, h("summary", {}, t("advanced")),
       h("div.field", { dataset: { option: "seed" } }, h("label", { for: "opt-seed" }, t("seed")),

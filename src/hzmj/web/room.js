@@ -640,7 +640,9 @@ export class RoomPage {
         h("p.share", {}, `${t("share")}: `, h("input.share-link", { value: link, readonly: true,
           onfocus: (e) => e.target.select() }),
         h("button.copy-link", { onclick: copy, title: t("copy_link") }, icon("copy"), ` ${t("copy")}`)),
-        qr, h("p.share-help", {}, t("share_help"))),
+        qr, h("p.share-help", {}, t("share_help")),
+        room.private ? h("p.private-note", {}, h("b", {}, t("private_room")), ` · ${t("private_help")}`)
+          : null),
       h("p.rules-line", {}, h("b", {}, `${t("rules")}: `), rulesSummary(room.rules), " ",
         ruleLink("3", t("rules_link"))),
       seated ? null
