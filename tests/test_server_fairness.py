@@ -169,9 +169,11 @@ def test_the_outside_of_a_discard_is_the_same_with_or_without_a_claim_window(
 # ------------------------------------------------------------------ 3. tokens and logs
 
 
-def test_no_seat_token_reaches_the_server_log(tmp_path: Path) -> None:
+@pytest.mark.parametrize("log_format", ["text", "json"])
+def test_no_seat_token_reaches_the_server_log(tmp_path: Path, log_format: str) -> None:
     log = tmp_path / "server.log"
-    server = ServerProcess(tmp_path / "log.db", log_level="info", log=log).start()
+    server = ServerProcess(tmp_path / "log.db", {"HZMJ_LOG_FORMAT": log_format},
+                           log_level="info", log=log).start()
     try:
         room, token = room_with_bots(server.base, {"players": 2}, seed=3)
 
@@ -196,3 +198,10 @@ def test_no_seat_token_reaches_the_server_log(tmp_path: Path) -> None:
     text = log.read_text()
     assert "WebSocket /ws/rooms/" in text  # the log is written at this level
     assert token not in text and token[:12] not in text
+    if log_format == "json":  # every log line an object for a collector (stdout aside)
+        lines = [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+        assert all({"time", "level", "logger", "message"} <= set(x) for x in lines)
+        loggers = {x["logger"] for x in lines}
+        assert {"uvicorn.access", "uvicorn.error", "hzmj.server"} <= loggers, loggers
+        assert not [line for line in text.splitlines()
+                    if line.startswith(("INFO", "WARNING", "ERROR"))]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import logging.config
 import re
 from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -26,6 +27,7 @@ from fastapi.responses import (
 )
 from fastapi.staticfiles import StaticFiles
 from pydantic import BeforeValidator, ValidationError
+from pythonjsonlogger.core import RESERVED_ATTRS
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
@@ -723,11 +725,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None,
     problem = asyncio.run(check_database(cfg.db_url))
     if problem:
         raise SystemExit(f"error: cannot open the database {db_shown}: {problem}")
-    level = 5 if log_level.lower() == "trace" else log_level.upper()  # uvicorn's TRACE is 5
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
-    logging.getLogger("alembic").setLevel(logging.WARNING)
-    for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
-        logging.getLogger(name).addFilter(TokenFilter())
+    logs = log_config(log_level, cfg.log_format)
+    logging.config.dictConfig(logs)
     node = f", node at {cfg.node_url}, Redis {_hide(cfg.redis)}" if cfg.redis else ""
     local = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     print(f"hzmj table server: open http://{local}:{port}/  (database {db_shown}{node})",
@@ -739,9 +738,39 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None,
     app = create_app(cfg)
     tune_gc(cfg.gc_gen0)  # the server process (tests that make an app keep theirs)
     raise_file_limit()  # a socket is a file: Linux often starts a process at 1024
-    uvicorn.run(app, host=host, port=port, log_level=log_level,
+    uvicorn.run(app, host=host, port=port, log_level=log_level, log_config=logs,
                 proxy_headers=True, forwarded_allow_ips=forwarded_allow_ips,
                 **uvicorn_options(cfg))
+
+
+def log_config(log_level: str, log_format: str) -> dict[str, Any]:
+    """The server's :func:`logging.config.dictConfig`: every logger (the server's,
+    uvicorn's, its access log) through one handler on stderr that blanks seat tokens
+    (:class:`~hzmj.server.guard.TokenFilter`), as text (``LEVEL logger: message``) or as
+    JSON, one object a line with ``time``, ``level``, ``logger`` and ``message``
+    (``HZMJ_LOG_FORMAT=json``, for a log collector); alembic's below warnings hidden."""
+    level = 5 if log_level.lower() == "trace" else log_level.upper()  # uvicorn's TRACE is 5
+    formatter: dict[str, Any] = (
+        {"()": "pythonjsonlogger.json.JsonFormatter",
+         "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
+         "datefmt": "%Y-%m-%dT%H:%M:%S%z",
+         "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+         # uvicorn's coloured copy of the message is for terminals
+         "reserved_attrs": [*RESERVED_ATTRS, "color_message"],
+         "json_ensure_ascii": False}
+        if log_format == "json" else {"format": "%(levelname)s %(name)s: %(message)s"})
+    quiet = {"handlers": ["stderr"], "level": level, "propagate": False}
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "filters": {"tokens": {"()": TokenFilter}},
+        "formatters": {"main": formatter},
+        "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "main",
+                                "filters": ["tokens"], "stream": "ext://sys.stderr"}},
+        "root": {"handlers": ["stderr"], "level": level},
+        "loggers": {"uvicorn": quiet, "uvicorn.error": {"level": level},
+                    "uvicorn.access": quiet, "alembic": {"level": "WARNING"}},
+    }
 
 
 def uvicorn_options(cfg: ServerConfig) -> dict[str, Any]:

@@ -125,6 +125,9 @@ class ServerConfig:
     # collection take hundreds of milliseconds, every player's latency; 0 leaves the
     # collector as Python sets it
     gc_gen0: int = 50_000
+    # the server's log lines (``hzmj serve``): "text" (LEVEL logger: message) or "json",
+    # one object a line (time, level, logger, message) for a log collector
+    log_format: str = "text"
 
     def __post_init__(self) -> None:
         """``ValueError`` for a setting no request could ever be served with."""
@@ -154,6 +157,9 @@ class ServerConfig:
                              f"{self.request_seconds}")
         if not self.db.strip():
             raise ValueError("db (HZMJ_DB) must name an SQLite file or a database URL")
+        if self.log_format not in ("text", "json"):
+            raise ValueError(f"log_format (HZMJ_LOG_FORMAT) must be text or json, got "
+                             f"{shown(self.log_format)}")
         if not 1 <= self.hint_ms <= MAX_BUDGET_MS:
             raise ValueError(f"hint_ms (HZMJ_HINT_MS) must be 1 to {MAX_BUDGET_MS} "
                              f"milliseconds, got {self.hint_ms}")
