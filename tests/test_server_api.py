@@ -338,3 +338,19 @@ def test_a_private_room_is_not_listed_but_joined_by_its_link_even_after_a_restar
     with TestClient(create_app(cfg)) as c:  # restored from the database: still private
         assert c.get(f"/api/rooms/{hidden}").json()["private"] is True
         assert {r["room_id"] for r in c.get("/api/rooms").json()["rooms"]} == {shown_id}
+
+
+def test_cluster_channels_name_the_redis_database() -> None:
+    """Redis pub/sub spans the databases of a server: two clusters on one Redis server
+    (db 1 and db 2) must use different channels, or each answers the other's forwarded
+    requests (a 404 from the wrong cluster's node)."""
+    import redis.asyncio as aioredis
+
+    from hzmj.server.cluster import channel, lobby_channel
+
+    one = aioredis.Redis.from_url("redis://127.0.0.1:6379/1")
+    two = aioredis.Redis.from_url("redis://127.0.0.1:6379/2")
+    default = aioredis.Redis.from_url("redis://127.0.0.1:6379")
+    assert channel(one, "n0") == "hzmj:1:cmd:n0" and channel(two, "n0") == "hzmj:2:cmd:n0"
+    assert lobby_channel(one) != lobby_channel(two)
+    assert lobby_channel(default) == "hzmj:0:lobby"

@@ -56,8 +56,7 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 PREFIX = "hzmj:"
-NODES, LOAD, LIVE, INFOS, LOBBY = (PREFIX + k for k in ("nodes", "load", "live", "infos",
-                                                        "lobby"))
+NODES, LOAD, LIVE, INFOS = (PREFIX + k for k in ("nodes", "load", "live", "infos"))
 CREATORS = PREFIX + "creators"  # room id -> the address that created it, while it is live
 FORWARDED = "hzmj.forwarded"  # scope key of a request a node runs for another node
 PROXIED = b"x-hzmj-proxied"  # header of a WebSocket a node proxies to the owner
@@ -80,8 +79,20 @@ def drain_key(node: str) -> str:
     return f"{PREFIX}drain:{node}"
 
 
-def channel(node: str) -> str:
-    return f"{PREFIX}cmd:{node}"
+def channel(r: aioredis.Redis, node: str) -> str:
+    """The pub/sub channel of ``node``'s commands.  Redis's pub/sub spans its databases,
+    so a channel names the database: two clusters on one Redis server (``…/1`` and
+    ``…/2``) must not answer each other's requests."""
+    return f"{PREFIX}{_db(r)}:cmd:{node}"
+
+
+def lobby_channel(r: aioredis.Redis) -> str:
+    """The pub/sub channel of room updates (and rooms given up) of ``r``'s database."""
+    return f"{PREFIX}{_db(r)}:lobby"
+
+
+def _db(r: aioredis.Redis) -> int:
+    return int(r.connection_pool.connection_kwargs.get("db", 0))
 
 
 # renew every lease still ours; the 1-based positions of the ones that are not
@@ -301,7 +312,7 @@ class ClusterLobby(Lobby):
                 await self._set_load()
             else:
                 await self.redis.hset(INFOS, room_id, info.model_dump_json())
-            await self.redis.publish(LOBBY, json.dumps({"type": "room",
+            await self.redis.publish(lobby_channel(self.redis), json.dumps({"type": "room",
                                                         "room": info.model_dump()}))
 
     async def _set_load(self) -> None:
@@ -369,7 +380,8 @@ class ClusterLobby(Lobby):
         try:
             await self._release(keys=[lease_key(room_id)], args=[self.node_id])
             await self._set_load()
-            await self.redis.publish(LOBBY, json.dumps({"type": "released", "room": room_id}))
+            await self.redis.publish(lobby_channel(self.redis),
+                                     json.dumps({"type": "released", "room": room_id}))
         except RedisError:
             log.warning("node %s: could not free room %s; its lease will expire",
                         self.node_id, room_id)
@@ -491,7 +503,7 @@ class ClusterLobby(Lobby):
         self._pending[rid] = reply
         try:
             message = json.dumps({**request, "type": "http", "id": rid, "from": self.node_id})
-            if not await self.redis.publish(channel(node), message):
+            if not await self.redis.publish(channel(self.redis, node), message):
                 return None
             async with asyncio.timeout(self.config.forward_timeout):
                 return await reply
@@ -506,7 +518,8 @@ class ClusterLobby(Lobby):
         while True:
             try:
                 async with self.redis.pubsub() as pubsub:
-                    await pubsub.subscribe(channel(self.node_id), LOBBY)
+                    await pubsub.subscribe(channel(self.redis, self.node_id),
+                                           lobby_channel(self.redis))
                     subscribed.set()
                     async for msg in pubsub.listen():
                         if msg["type"] == "message":
@@ -532,7 +545,7 @@ class ClusterLobby(Lobby):
         """Run a request forwarded by another node and publish the response to it."""
         assert self.app is not None
         response = await call_app(self.app, msg)
-        await self.redis.publish(channel(msg["from"]),
+        await self.redis.publish(channel(self.redis, msg["from"]),
                                  json.dumps({**response, "type": "reply", "id": msg["id"]}))
 
 
@@ -790,7 +803,7 @@ async def drain_node(redis_url: str, node: str, timeout: float) -> int:
         if node not in found:
             raise LookupError(f"no live node {node!r} (live: {', '.join(found) or 'none'})")
         await r.set(drain_key(node), "1")
-        await r.publish(channel(node), json.dumps({"type": "drain"}))
+        await r.publish(channel(r, node), json.dumps({"type": "drain"}))
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             left = await r.hget(LOAD, node)
