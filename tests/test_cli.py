@@ -195,6 +195,18 @@ def test_waits_14_tiles_lists_each_discard() -> None:
     assert by_discard["1m"]["useful"]
 
 
+def test_waits_14_tiles_the_discarded_copy_is_not_left() -> None:
+    # discarding 1m from 123456789m111p11z waits on 1m 4m 7m: the discarded 1m lies on the
+    # pile, so 3 copies are left, not 4 (useful_left was 14 for 13 drawable tiles)
+    out = run_json("waits", "123456789m111p1z1z")
+    by_discard = {d["discard"]: d for d in out["discards"]}
+    one_m = by_discard["1m"]
+    assert one_m["waits"] == [{"tile": "1m", "left": 3}, {"tile": "4m", "left": 3},
+                              {"tile": "7m", "left": 3}, {"tile": "5z", "left": 4}]
+    assert one_m["useful"] == one_m["waits"] and one_m["useful_left"] == 13
+    assert by_discard["9m"]["useful_left"] == 13  # 3m 6m 9m 5z: 3 + 3 + 3 + 4
+
+
 def test_waits_14_tiles_complete_hand_keeps_baotou_ready_discard() -> None:
     out = run_json("waits", "123456789m111p1zP")
     assert (out["shanten"], out["win"], out["baotou_ready"]) == (-1, True, True)

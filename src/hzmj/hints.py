@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from hzmj.events import Action, Discard, action_from_json
-from hzmj.hand import Wait, discard_options, shanten, waits
+from hzmj.hand import Wait, discard_options, shanten, waits, waits_after_discard
 from hzmj.tiles import NUM_KINDS, Hand, Meld, MeldKind, Tile, tile, tile_name
 
 
@@ -82,15 +82,11 @@ def hints(view: dict[str, Any], adviser: Adviser | None = None) -> dict[str, Any
             if option.discard not in allowed:
                 continue
             d = option.discard
-            gone = list(visible)
-            gone[d] += 1  # once discarded, the tile lies in sight on the pile
-            after = _without(hand, d)
-            ready = waits(after, caishen, gone) if option.shanten == 0 else []
-            useful = [Wait(w.tile, max(0, w.left - 1)) if w.tile == d else w
-                      for w in option.useful]
+            ready = (waits_after_discard(hand, d, caishen, visible) if option.shanten == 0
+                     else [])
             result["discards"].append({"tile": tile_name(d), "shanten": option.shanten,
                                        "waits": _tiles_left(ready),
-                                       "useful": _tiles_left(useful)})
+                                       "useful": _tiles_left(option.useful)})
     if adviser is not None and legal:
         explain = getattr(adviser, "explain", None)
         if explain is not None:  # one search gives both: its first is what choose plays
@@ -104,12 +100,6 @@ def hints(view: dict[str, Any], adviser: Adviser | None = None) -> dict[str, Any
             name = tile_name(suggestion.tile)
             result["discards"].sort(key=lambda d: d["tile"] != name)
     return result
-
-
-def _without(hand: Hand, discard: Tile) -> Hand:
-    concealed = list(hand.concealed)
-    concealed.remove(discard)
-    return Hand(tuple(concealed), hand.melds)
 
 
 def _tiles_left(found: Sequence[Wait]) -> list[dict[str, object]]:
