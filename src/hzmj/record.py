@@ -180,7 +180,9 @@ def _made_by(raw: Any, actions: int) -> dict[int, str]:
 
 
 def verify(record: Mapping[str, Any]) -> list[str]:
-    """Replay ``record`` and list every difference from what it stores (empty: identical)."""
+    """Replay ``record`` and list every difference from what it stores (empty: identical);
+    a missing ``points``, ``hands``, ``over`` or ``events_digest`` is a difference.
+    :class:`RecordError` when the record does not replay."""
     match = replay(record)
     fresh = make_record(match)
     problems = []
@@ -193,6 +195,8 @@ def verify(record: Mapping[str, Any]) -> list[str]:
                             f"{seed_commitment(match.seed, salt)!r}, the record committed "
                             f"to {record['commitment']!r}")
     for key in ("points", "hands", "over", "events_digest"):
-        if key in record and record[key] != fresh[key]:
+        if key not in record:  # nothing to compare is no proof: make_record writes them all
+            problems.append(f"{key}: missing from the record, replay gives {fresh[key]!r}")
+        elif record[key] != fresh[key]:
             problems.append(f"{key}: record has {record[key]!r}, replay gives {fresh[key]!r}")
     return problems
