@@ -368,6 +368,18 @@ def test_arena_rate_refuses_the_oracle(tmp_path: Any) -> None:
     assert not (tmp_path / "r.db").exists()
 
 
+@pytest.mark.parametrize(("bots", "rule", "says"), [
+    # the bots' count set the table: --rule players=2 was dropped and 4 seats played
+    pytest.param("random,random,random,random", ["--rule", "players=2"],
+                 "--rule players=2 but --bots lists 4 bots", id="rule-players-differs"),
+    # 5 bots said "rule players: ... (got 5)", naming an option nobody gave
+    pytest.param("random,random,random,random,random", [],
+                 "--bots lists 5 bots: a table seats 2, 3 or 4", id="five-bots"),
+])
+def test_arena_seats_are_the_bots_listed(bots: str, rule: list[str], says: str) -> None:
+    assert says in run_error("arena", "--bots", bots, "--hands", "1", *rule)
+
+
 @pytest.mark.parametrize(("args", "says"), [
     pytest.param(["--tan", "1:0:999"], "at most 4 sets", id="tan-count"),
     pytest.param(["--tan", "1:0:٣"], "TAKER:GIVER:COUNT", id="tan-non-ascii-digit"),

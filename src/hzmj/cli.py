@@ -146,12 +146,21 @@ def fail(message: str) -> NoReturn:
     raise InputError(message)
 
 
-def parse_rules(items: Sequence[str] | None, *, players: int | None = None) -> Rules:
-    """Rules from ``--rule KEY=VALUE`` items; ``players`` overrides the rules' own."""
+def parse_rules(items: Sequence[str] | None, *, players: int | None = None,
+                bots: bool = False) -> Rules:
+    """Rules from ``--rule KEY=VALUE`` items; ``players`` overrides the rules' own, or,
+    with ``bots`` (the count of ``--bots``, which seats one bot each), must match them."""
+    if bots and players not in (2, 3, 4):
+        fail(f"--bots lists {players} bots: a table seats 2, 3 or 4 (one bot per seat)")
     try:
         # --players goes in first so that rules depending on it (缺一门) validate with it
         base = Rules() if players is None else Rules(players=players)
         rules = Rules.from_assignments(items or (), base=base)
+    except RulesError as exc:
+        fail(f"rule {exc}")
+    if bots and rules.players != players:
+        fail(f"--rule players={rules.players} but --bots lists {players} bots (one per seat)")
+    try:
         return rules if players is None else rules.replace(players=players)
     except RulesError as exc:
         fail(f"rule {exc}")
@@ -844,7 +853,7 @@ def arena_command(
     if rate and any(sees_all(n) for n in names):
         fail("--rate: the oracle sees every tile and has no place on the leaderboard "
              "(measurement only, docs/bots.md)")
-    rules = parse_rules(rule, players=len(names))
+    rules = parse_rules(rule, players=len(names), bots=True)
     with Progress(console=Console(stderr=True), transient=True,
                   disable=as_json or not sys.stderr.isatty()) as progress:
         task = progress.add_task("arena", total=None)
