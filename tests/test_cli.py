@@ -241,6 +241,9 @@ def test_waits_readable_output() -> None:
     pytest.param(["score", "123456789m111pP", "--win", "8z"], "--win", id="bad-win-tile"),
     pytest.param(["score", "123456789m111pP", "--win", "1z", "--caishen", "55m"], "--caishen",
                  id="bad-caishen"),
+    # white mode's 财神 is the white dragon: --caishen 5m scored as flip mode silently
+    pytest.param(["score", "123456789m111pP", "--win", "1z", "--caishen", "5m", "--rule",
+                  "caishen_mode=white"], "--caishen 5m is flip mode", id="caishen-vs-white-mode"),
     pytest.param(["score", "123456789m111pP", "--win", "1z", "--rule", "colour=red"],
                  "colour: unknown option", id="unknown-rule-key"),
     pytest.param(["score", "123456789m111pP", "--win", "1z", "--rule", "cap=7"],

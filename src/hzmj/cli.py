@@ -266,6 +266,9 @@ def score(
     """Score a winning hand: multiplier M and its explanation (RULES §7, §9)."""
     rules = parse_rules(rule)
     cs = parse_tile_arg("--caishen", caishen)
+    if rules.caishen_mode == "white" and cs != WHITE:  # --caishen decides the mode (§4.5)
+        fail(f"--caishen {tile_name(cs)} is flip mode (翻财神), but --rule caishen_mode=white "
+             "makes the white dragons the 财神: drop one of them (RULES §4.5)")
     win_tile = parse_tile_arg("--win", win)
     parsed = parse_hand_arg(hand, (13,), cs, [win_tile], rules)
     items = [c.strip() for part in chain or () for c in part.split(",") if c.strip()]
