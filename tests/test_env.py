@@ -1,5 +1,7 @@
 """RL adapters: PettingZoo AEC (every seat) and Gymnasium (one seat vs bots)."""
 
+from typing import Any
+
 import numpy as np
 import pytest
 from pettingzoo.test import api_test
@@ -7,6 +9,7 @@ from pettingzoo.test import api_test
 from hzmj.env.encoding import ACTION_SIZE, OBS_SHAPE, action_index, encode_view
 from hzmj.env.gym_env import HzmjSeatEnv
 from hzmj.env.pettingzoo_env import HzmjAECEnv
+from hzmj.env.vector import HzmjVectorEnv
 from hzmj.events import Chow, Discard, Kong, Pass
 from hzmj.game import Match
 from hzmj.rules import Rules
@@ -84,6 +87,38 @@ def test_pettingzoo_rejects_masked_action() -> None:
     bad = int(np.flatnonzero(mask == 0)[0])
     with pytest.raises(ValueError, match="not legal"):
         env.step(bad)
+
+
+ENVS = {"aec": lambda **kw: HzmjAECEnv(**kw), "gym": lambda **kw: HzmjSeatEnv(**kw),
+        "vector": lambda **kw: HzmjVectorEnv(2, **kw)}
+
+
+@pytest.mark.parametrize("env", ENVS)
+@pytest.mark.parametrize("max_hands", [0, -3, 1.5, True, "8"])
+def test_envs_refuse_a_max_hands_that_is_no_count_of_hands(env: str, max_hands: Any) -> None:
+    # 0 was taken: the vector env reset every table after every step, the gym env's episode
+    # was over at reset, the AEC env ended after one action
+    with pytest.raises(ValueError, match="max_hands"):
+        ENVS[env](max_hands=max_hands)
+    assert ENVS[env](max_hands=1).max_hands == 1 and ENVS[env](max_hands=None).max_hands is None
+
+
+def test_envs_stepped_before_reset_say_so() -> None:
+    # an AssertionError (AEC) and an IndexError (vector) said nothing of the cause
+    with pytest.raises(RuntimeError, match="reset"):
+        HzmjAECEnv().step(0)
+    with pytest.raises(RuntimeError, match="reset"):
+        HzmjAECEnv().observe("seat_0")
+    with pytest.raises(RuntimeError, match="reset"):
+        HzmjVectorEnv(2).step([0, 0])
+    with pytest.raises(RuntimeError, match="reset"):
+        HzmjSeatEnv().step(0)
+
+
+@pytest.mark.parametrize("tables", [0, 2.5, True, "4"])
+def test_vector_env_refuses_a_table_count_that_is_no_count(tables: Any) -> None:
+    with pytest.raises(ValueError, match="num_tables"):
+        HzmjVectorEnv(tables)
 
 
 def test_gym_env_plays_one_seat_against_bots() -> None:

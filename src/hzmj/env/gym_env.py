@@ -31,6 +31,7 @@ import numpy as np
 from gymnasium import spaces
 
 from hzmj.bots.base import Bot
+from hzmj.env import count_of
 from hzmj.env.encoding import ACTION_SIZE, OBS_SHAPE, action_mask, encode_match, match_index_map
 from hzmj.events import Action
 from hzmj.game import Match
@@ -56,7 +57,7 @@ class HzmjSeatEnv(gym.Env[dict[str, Any], Any]):
         self.illegal_penalty = float(illegal_penalty)
         self.seat = seat
         self.opponents = opponents
-        self.max_hands = max_hands
+        self.max_hands = None if max_hands is None else count_of("max_hands", max_hands)
         self.observation_space = spaces.Dict({
             "observation": spaces.Box(0.0, 4.0, OBS_SHAPE, dtype=np.float32),
             "action_mask": spaces.MultiBinary(ACTION_SIZE),

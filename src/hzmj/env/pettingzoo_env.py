@@ -20,6 +20,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from hzmj.env import count_of
 from hzmj.env.encoding import ACTION_SIZE, OBS_SHAPE, action_mask, encode_match, match_index_map
 from hzmj.events import Action
 from hzmj.game import Match
@@ -36,7 +37,7 @@ class HzmjAECEnv(AECEnv):  # type: ignore[misc]
                  render_mode: str | None = None) -> None:
         super().__init__()
         self.rules = rules or Rules()
-        self.max_hands = max_hands
+        self.max_hands = None if max_hands is None else count_of("max_hands", max_hands)
         self.render_mode = render_mode
         self.possible_agents = [f"seat_{i}" for i in range(self.rules.players)]
         self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
@@ -77,13 +78,15 @@ class HzmjAECEnv(AECEnv):  # type: ignore[misc]
         self._legal = match_index_map(self.match, seat)
 
     def observe(self, agent: str) -> dict[str, Any]:
-        assert self.match is not None
+        if self.match is None:
+            raise RuntimeError("no episode: call reset() first")
         seat = self._seat_of[agent]
         legal = self._legal if agent == self.agent_selection else {}
         return {"observation": encode_match(self.match, seat), "action_mask": action_mask(legal)}
 
     def step(self, action: int | None) -> None:
-        assert self.match is not None
+        if self.match is None:
+            raise RuntimeError("no episode: call reset() first")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
