@@ -115,6 +115,27 @@ def test_envs_stepped_before_reset_say_so() -> None:
         HzmjSeatEnv().step(0)
 
 
+@pytest.mark.parametrize("kind", [float, str, lambda i: i + 0.9])
+def test_envs_refuse_an_action_that_is_no_integer_index(kind: Any) -> None:
+    # int() made 5.9 the action 5 and "5" the action 5: a policy's float output played
+    aec = HzmjAECEnv(max_hands=1)
+    aec.reset(seed=1)
+    legal = int(np.flatnonzero(aec.observe(aec.agent_selection)["action_mask"])[0])
+    before = aec.observe(aec.agent_selection)["observation"].copy()
+    with pytest.raises(ValueError, match="integer"):
+        aec.step(kind(legal))
+    assert np.array_equal(aec.observe(aec.agent_selection)["observation"], before)
+    gym = HzmjSeatEnv(max_hands=1, illegal_action="penalize")
+    obs, _ = gym.reset(seed=1)
+    with pytest.raises(ValueError, match="integer"):
+        gym.step(kind(int(np.flatnonzero(obs["action_mask"])[0])))
+    venv = HzmjVectorEnv(1)
+    _, mask, _ = venv.reset(seed=1)
+    with pytest.raises(ValueError, match="integer"):
+        venv.step([kind(int(np.flatnonzero(mask[0])[0]))])
+    aec.step(np.int64(legal))  # numpy integers are indices
+
+
 @pytest.mark.parametrize("tables", [0, 2.5, True, "4"])
 def test_vector_env_refuses_a_table_count_that_is_no_count(tables: Any) -> None:
     with pytest.raises(ValueError, match="num_tables"):

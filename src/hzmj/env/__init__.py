@@ -14,3 +14,15 @@ def count_of(name: str, value: object) -> int:
     if isinstance(value, bool) or count < 1:
         raise ValueError(f"{name} must be a whole number ≥ 1, got {value!r}")
     return count
+
+
+def action_of(action: object) -> int:
+    """An action index passed to ``step``: an ``int`` or a numpy integer, whether legal or
+    not; ``ValueError`` for anything else (a float, whose ``int`` would play another
+    action, a bool, a string)."""
+    try:
+        if not isinstance(action, bool):
+            return operator.index(action)  # type: ignore[arg-type]
+    except TypeError:
+        pass
+    raise ValueError(f"an action must be an integer index, got {action!r}")

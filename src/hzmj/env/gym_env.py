@@ -31,7 +31,7 @@ import numpy as np
 from gymnasium import spaces
 
 from hzmj.bots.base import Bot
-from hzmj.env import count_of
+from hzmj.env import action_of, count_of
 from hzmj.env.encoding import ACTION_SIZE, OBS_SHAPE, action_mask, encode_match, match_index_map
 from hzmj.events import Action
 from hzmj.game import Match
@@ -119,18 +119,19 @@ class HzmjSeatEnv(gym.Env[dict[str, Any], Any]):
     def step(self, action: int) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         if self.match is None or self._finished:
             raise RuntimeError("the episode is over: call reset() first")
+        index = action_of(action)
         over = self._done()  # over before the learner's first decision: only pay out
-        if over and not self.action_space.contains(int(action)):
+        if over and not self.action_space.contains(index):
             raise ValueError(f"action {action} is not in the action space")
-        if not over and int(action) not in self._legal:
-            if self.illegal_action == "raise" or not self.action_space.contains(int(action)):
+        if not over and index not in self._legal:
+            if self.illegal_action == "raise" or not self.action_space.contains(index):
                 raise ValueError(f"action {action} is not legal (legal: {sorted(self._legal)})")
             return self._obs(), -self.illegal_penalty, False, False, {**self._info(),
                                                                      "illegal": True}
         reward, self._pending = self._pending, 0.0
         if not over:
             hands_before = len(self.match.results)
-            self.match.apply(self._legal[int(action)])
+            self.match.apply(self._legal[index])
             reward += self._advance(hands_before)
         done = self._done()
         self._finished = done

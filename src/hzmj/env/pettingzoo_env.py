@@ -20,7 +20,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from hzmj.env import count_of
+from hzmj.env import action_of, count_of
 from hzmj.env.encoding import ACTION_SIZE, OBS_SHAPE, action_mask, encode_match, match_index_map
 from hzmj.events import Action
 from hzmj.game import Match
@@ -91,7 +91,8 @@ class HzmjAECEnv(AECEnv):  # type: ignore[misc]
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if action is None or int(action) not in self._legal:
+        index = None if action is None else action_of(action)
+        if index is None or index not in self._legal:
             raise ValueError(f"action {action} is not legal for {agent} "
                              f"(legal: {sorted(self._legal)})")
         self._cumulative_rewards[agent] = 0.0
@@ -102,7 +103,7 @@ class HzmjAECEnv(AECEnv):  # type: ignore[misc]
             self._rewarded = False
         match = self.match
         hands_before = len(match.results)
-        match.apply(self._legal[int(action)])
+        match.apply(self._legal[index])
         if len(match.results) > hands_before:  # a hand ended: its settlement (RULES §10)
             for result in match.results[hands_before:]:
                 if result.settlement:

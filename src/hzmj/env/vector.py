@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from hzmj.env import count_of
+from hzmj.env import action_of, count_of
 from hzmj.env.encoding import action_masks, encode_matches, match_index_map
 from hzmj.events import Action
 from hzmj.game import Match
@@ -69,7 +69,7 @@ class HzmjVectorEnv:
             raise RuntimeError("no episodes: call reset() first")
         if len(actions) != self.num_tables:
             raise ValueError(f"need {self.num_tables} actions, got {len(actions)}")
-        chosen = [int(a) for a in actions]
+        chosen = [action_of(a) for a in actions]
         for i, a in enumerate(chosen):
             if a not in self._legal[i]:
                 raise ValueError(f"action {a} is not legal at table {i} "
