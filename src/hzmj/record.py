@@ -80,7 +80,11 @@ def fair_record(match: Match, salt: str,
 def make_record(match: Match, made_by: Mapping[int, str] | None = None) -> dict[str, Any]:
     """The record of ``match`` so far (see the module docstring), with ``made_by`` (action
     index -> one of :data:`MADE_BY`) when given.  A ``log=False`` match is replayed with
-    the log for its digest."""
+    the log for its digest.  ``ValueError`` when the match has no record
+    (:meth:`~hzmj.game.Match.no_record_reason`)."""
+    why_not = match.no_record_reason()
+    if why_not is not None:
+        raise ValueError(why_not)
     logged = match if match.logged else match.logged_replay()
     record = {
         "format": RECORD_FORMAT,
