@@ -422,6 +422,10 @@ def test_serve_with_an_unreadable_database_url_says_so_without_the_password(
     pytest.param(["--public-url", "http://[::1"], "--public-url", id="bad-ipv6"),
     pytest.param(["--public-url", "http://x:99999"], "--public-url", id="port-out-of-range"),
     pytest.param(["--host", " "], "--host", id="empty-host"),
+    # an address no interface has printed "open http://999.1.1.1:8000/", opened the
+    # database, then failed inside uvicorn with exit 3
+    pytest.param(["--host", "999.1.1.1"], "--host: cannot listen on '999.1.1.1'", id="bad-ip"),
+    pytest.param(["--host", "no such host"], "--host", id="unresolvable-host"),
 ])
 def test_serve_refuses_more_bad_addresses(args: list[str], says: str) -> None:
     assert says in run_error("serve", *args)

@@ -13,6 +13,7 @@ Bad input never shows a traceback: it exits with code 2 and one line on stderr,
 from __future__ import annotations
 
 import json
+import socket
 import sys
 from collections.abc import Callable, Sequence
 from enum import StrEnum
@@ -719,6 +720,10 @@ def serve_command(
 
     if not host.strip():
         fail("--host: an interface name or address (127.0.0.1, 0.0.0.0, ::)")
+    try:  # before the database is opened and the address printed
+        socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as exc:
+        fail(f"--host: cannot listen on {shown(host)}: {exc}")
     for option, url in (("--public-url", public_url), ("--node-url", node_url)):
         if url is not None and not web_address(url):
             fail(f"{option}: an http:// or https:// address with a host, got {shown(url)}")
