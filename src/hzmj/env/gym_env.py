@@ -71,6 +71,10 @@ class HzmjSeatEnv(gym.Env[dict[str, Any], Any]):
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Start a match with seed ``seed`` (drawn from the env's RNG when ``None``); the
+        bots play until the learner's first decision.  Returns ``(obs, info)``: ``obs``
+        ``{"observation": float32 (14, 34), "action_mask": int8 (74,)}``, ``info``
+        ``{"seed", "terminated", "points", "hands"}``; ``options`` is ignored."""
         super().reset(seed=seed)
         from hzmj.bots.registry import make_bot
 
@@ -117,6 +121,13 @@ class HzmjSeatEnv(gym.Env[dict[str, Any], Any]):
         return {"points": self.match.points(), "hands": len(self.match.results)}
 
     def step(self, action: int) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        """Play action index ``action`` (0–73), then let the bots play until the learner
+        must act again or the episode ends.  Returns ``(obs, reward, terminated, False,
+        info)``: ``reward`` in points (the learner's settlement deltas of the hands that
+        ended, RULES §10; ``-illegal_penalty`` for an illegal action in penalize mode),
+        ``info`` ``{"points", "hands"}`` (and ``"illegal": True``).  ``ValueError`` for
+        an action that is no integer, or illegal in raise mode; ``RuntimeError`` before
+        ``reset`` or after the episode ended."""
         if self.match is None or self._finished:
             raise RuntimeError("the episode is over: call reset() first")
         index = action_of(action)

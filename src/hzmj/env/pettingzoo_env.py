@@ -58,6 +58,8 @@ class HzmjAECEnv(AECEnv):  # type: ignore[misc]
         return self._act_space
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a match with seed ``seed`` (drawn from the env's RNG when ``None``); the
+        first agent to act is ``agent_selection``.  ``options`` is ignored."""
         if seed is not None:
             self._rng.seed(seed)
         match_seed = seed if seed is not None else self._rng.getrandbits(63)
@@ -78,6 +80,9 @@ class HzmjAECEnv(AECEnv):  # type: ignore[misc]
         self._legal = match_index_map(self.match, seat)
 
     def observe(self, agent: str) -> dict[str, Any]:
+        """``{"observation": float32 (14, 34), "action_mask": int8 (74,)}`` of ``agent``'s
+        seat (RULES §13); the mask is all zero unless ``agent`` is to act.
+        ``RuntimeError`` before ``reset``."""
         if self.match is None:
             raise RuntimeError("no episode: call reset() first")
         seat = self._seat_of[agent]
@@ -85,6 +90,10 @@ class HzmjAECEnv(AECEnv):  # type: ignore[misc]
         return {"observation": encode_match(self.match, seat), "action_mask": action_mask(legal)}
 
     def step(self, action: int | None) -> None:
+        """Play action index ``action`` for ``agent_selection`` (``None`` for an agent whose
+        episode is over); the rewards (points, RULES §10) of a hand that ends go to every
+        agent.  ``ValueError`` for an action that is no integer or not in the mask (the
+        state unchanged); ``RuntimeError`` before ``reset``."""
         if self.match is None:
             raise RuntimeError("no episode: call reset() first")
         agent = self.agent_selection
