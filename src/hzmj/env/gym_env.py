@@ -3,7 +3,8 @@
 Observation: ``{"observation": float32 (14, 34), "action_mask": int8 (74,)}`` as in
 :mod:`hzmj.env.encoding`; action: an index of that module.  The other seats are played by
 bots from :mod:`hzmj.bots.registry` (``opponents``, default ``efficiency``), seeded from
-the episode seed.  Reward: the learner's settlement delta in points when a hand ends
+the episode seed (so an episode replays exactly, except against ``expert`` or
+``expert:MS``, whose deadline reads the clock: ``expert@N`` does not).  Reward: the learner's settlement delta in points when a hand ends
 (RULES §10); the rewards of an episode always add up to the learner's final points minus
 its starting points.  A hand the bots finish before the learner's first decision is paid
 with the first ``step``'s reward (``reset`` cannot return one).  An episode is one match,
