@@ -136,6 +136,18 @@ def test_envs_refuse_an_action_that_is_no_integer_index(kind: Any) -> None:
     aec.step(np.int64(legal))  # numpy integers are indices
 
 
+@pytest.mark.parametrize(("kwargs", "says"), [
+    ({"seat": True}, "seat"), ({"seat": 1.0}, "seat"), ({"seat": -1}, "seat"),
+    # a NaN or infinite penalty was taken: every illegal step then returned reward nan
+    ({"illegal_penalty": float("nan")}, "illegal_penalty"),
+    ({"illegal_penalty": float("inf")}, "illegal_penalty"),
+    ({"illegal_penalty": "1"}, "illegal_penalty"),
+])
+def test_gym_env_refuses_a_bad_seat_or_penalty(kwargs: dict[str, Any], says: str) -> None:
+    with pytest.raises(ValueError, match=says):
+        HzmjSeatEnv(**kwargs)
+
+
 @pytest.mark.parametrize("tables", [0, 2.5, True, "4"])
 def test_vector_env_refuses_a_table_count_that_is_no_count(tables: Any) -> None:
     with pytest.raises(ValueError, match="num_tables"):

@@ -25,6 +25,7 @@ A ``step`` after termination raises ``RuntimeError`` until ``reset``.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import gymnasium as gym
@@ -49,11 +50,17 @@ class HzmjSeatEnv(gym.Env[dict[str, Any], Any]):
                  opponents: str = "efficiency", max_hands: int | None = None,
                  illegal_action: str = "raise", illegal_penalty: float = 1.0) -> None:
         self.rules = rules or Rules()
-        if not 0 <= seat < self.rules.players:
-            raise ValueError(f"seat must be 0..{self.rules.players - 1}, got {seat}")
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or \
+                not 0 <= seat < self.rules.players:
+            raise ValueError(f"seat must be 0..{self.rules.players - 1}, got {seat!r}")
+        seat = int(seat)
         if illegal_action not in ("raise", "penalize"):
             raise ValueError(f"illegal_action must be 'raise' or 'penalize', got "
                              f"{illegal_action!r}")
+        if isinstance(illegal_penalty, bool) or not isinstance(illegal_penalty, (int, float)) \
+                or not math.isfinite(illegal_penalty):
+            raise ValueError(f"illegal_penalty must be a finite number of points, got "
+                             f"{illegal_penalty!r}")
         self.illegal_action = illegal_action
         self.illegal_penalty = float(illegal_penalty)
         self.seat = seat
