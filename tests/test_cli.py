@@ -364,6 +364,15 @@ def test_serve_with_a_database_it_cannot_open_says_so_in_one_line(db: str, tmp_p
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize("command", [["simulate"], ["arena", "--bots", "random,random"]])
+def test_hands_beyond_a_million_are_refused(command: list[str]) -> None:
+    # arena --hands 10**20 built a list of 1.25e19 matches before playing one: it ate the
+    # machine's memory without a word (simulate --ray likewise)
+    line = run_error(*command, "--hands", "99999999999999999999")
+    assert "--hands" in line and "1000000" in line
+    assert "--hands" in run_error(*command, "--hands", "1000001")
+
+
 def test_arena_rate_refuses_the_oracle(tmp_path: Any) -> None:
     line = run_error("arena", "--bots", "oracle,random,random,random", "--hands", "1",
                      "--rate", "--db", str(tmp_path / "r.db"))

@@ -135,6 +135,9 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 RayOpt = Annotated[str | None, typer.Option(
     "--ray", metavar="[ADDRESS]", help="Play on a Ray cluster: alone, a local one; or an "
     "address (auto, ray://HEAD:10001). Needs the extra hzmj\\[cluster].")]
+MAX_HANDS = 1_000_000
+"""The most ``--hands`` of simulate and arena: a day of play or more; an arena plans every
+match before the first, so a larger count only fills the memory."""
 CaishenOpt = Annotated[
     str,
     typer.Option("--caishen", metavar="TILE",
@@ -487,7 +490,8 @@ def _show_waits(out: Console, report: dict[str, Any]) -> None:
 
 @app.command(name="simulate")
 def simulate_command(
-    hands: Annotated[int, typer.Option("--hands", min=1, help="Hands to play.")] = 100,
+    hands: Annotated[int, typer.Option("--hands", min=1, max=MAX_HANDS,
+                                       help="Hands to play.")] = 100,
     seed: Annotated[int, typer.Option("--seed", help="Master seed.")] = 0,
     players: Annotated[int | None, typer.Option("--players", help="2, 3 or 4.")] = None,
     bot: Annotated[str, typer.Option("--bot", help="Bot name for every seat, or a "
@@ -833,7 +837,8 @@ def arena_command(
     bots: Annotated[str, typer.Option("--bots", help="Comma-separated bot names, one per "
                                       "seat; strong:MS sets the strong bot's budget.")]
     = "strong,efficiency,efficiency,efficiency",
-    hands: Annotated[int, typer.Option("--hands", min=1, help="Hands per rotation (whole "
+    hands: Annotated[int, typer.Option("--hands", min=1, max=MAX_HANDS,
+                                       help="Hands per rotation (whole "
                                        "matches of rules.hands are played).")] = 64,
     seed: Annotated[int, typer.Option("--seed", help="Arena seed.")] = 0,
     duplicate: Annotated[bool, typer.Option("--duplicate", help="Replay every deal with "
