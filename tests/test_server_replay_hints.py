@@ -209,6 +209,19 @@ def test_hints_count_discards_melds_and_exclude_hidden_hands() -> None:
                              {"tile": "9m", "left": 3}, {"tile": "5z", "left": 4}]
 
 
+def test_hints_without_bamboo_list_no_bamboo() -> None:
+    # 缺一门 (RULES §3): a 爆头-ready hand waits on every kind in play; the hints listed
+    # 1s–9s too, with 4 left each, in a game that holds no bamboo at all
+    m = deal("123456789m11pPP1z", "147m258p1234567z", players=2, drop_bamboo=True)
+    got = hints(m.view(0))
+    after_1z = next(d for d in got["discards"] if d["tile"] == "1z")
+    kinds = [w["tile"] for w in after_1z["waits"]]
+    assert len(kinds) == 25 and not any(k.endswith("s") for k in kinds)
+    assert {w["tile"]: w["left"] for w in after_1z["waits"]}["2p"] == 4
+    for d in got["discards"]:
+        assert not any(w["tile"].endswith("s") for w in d["useful"] + d["waits"])
+
+
 def test_a_spectator_view_has_no_hints() -> None:
     with pytest.raises(ValueError):
         hints(Match(Rules(players=2), 1).view(None))

@@ -4,7 +4,8 @@ suggestion.
 
 Only ``Match.view(seat)`` is read, so a hint can never tell more than the seat may see:
 ``left`` counts the copies not in the seat's own hand or melds, not on any discard pile,
-not in another seat's exposed melds and not the flipped indicator.
+not in another seat's exposed melds and not the flipped indicator.  Without bamboo
+(缺一门, RULES §3) no bamboo kind is listed: none is in play.
 """
 
 from __future__ import annotations
@@ -71,11 +72,12 @@ def hints(view: dict[str, Any], adviser: Adviser | None = None) -> dict[str, Any
     hand = own_hand(view)
     caishen = tile(view["caishen"])
     visible = visible_elsewhere(view)
+    absent = _BAMBOO if view["rules"].get("drop_bamboo") else frozenset()  # 缺一门, RULES §3
     legal = [action_from_json(a) for a in view["legal_actions"]]
     result: dict[str, Any] = {"shanten": shanten(hand, caishen), "waits": [], "discards": [],
                               "suggestion": None, "candidates": []}
     if hand.size == 13:
-        result["waits"] = _tiles_left(waits(hand, caishen, visible))
+        result["waits"] = _tiles_left(waits(hand, caishen, visible), absent)
     else:
         allowed = {a.tile for a in legal if isinstance(a, Discard)}
         for option in discard_options(hand, caishen, visible):
@@ -85,8 +87,8 @@ def hints(view: dict[str, Any], adviser: Adviser | None = None) -> dict[str, Any
             ready = (waits_after_discard(hand, d, caishen, visible) if option.shanten == 0
                      else [])
             result["discards"].append({"tile": tile_name(d), "shanten": option.shanten,
-                                       "waits": _tiles_left(ready),
-                                       "useful": _tiles_left(option.useful)})
+                                       "waits": _tiles_left(ready, absent),
+                                       "useful": _tiles_left(option.useful, absent)})
     if adviser is not None and legal:
         explain = getattr(adviser, "explain", None)
         if explain is not None:  # one search gives both: its first is what choose plays
@@ -102,5 +104,9 @@ def hints(view: dict[str, Any], adviser: Adviser | None = None) -> dict[str, Any
     return result
 
 
-def _tiles_left(found: Sequence[Wait]) -> list[dict[str, object]]:
-    return [w.to_dict() for w in found]
+_BAMBOO = frozenset(range(18, 27))
+
+
+def _tiles_left(found: Sequence[Wait], absent: frozenset[Tile]) -> list[dict[str, object]]:
+    """``found`` as JSON, without the kinds ``absent`` from the game."""
+    return [w.to_dict() for w in found if w.tile not in absent]
