@@ -195,6 +195,18 @@ def test_waits_14_tiles_lists_each_discard() -> None:
     assert by_discard["1m"]["useful"]
 
 
+def test_waits_14_tiles_the_discarded_copy_is_not_left() -> None:
+    # discarding 1m from 123456789m111p11z waits on 1m 4m 7m: the discarded 1m lies on the
+    # pile, so 3 copies are left, not 4 (useful_left was 14 for 13 drawable tiles)
+    out = run_json("waits", "123456789m111p1z1z")
+    by_discard = {d["discard"]: d for d in out["discards"]}
+    one_m = by_discard["1m"]
+    assert one_m["waits"] == [{"tile": "1m", "left": 3}, {"tile": "4m", "left": 3},
+                              {"tile": "7m", "left": 3}, {"tile": "5z", "left": 4}]
+    assert one_m["useful"] == one_m["waits"] and one_m["useful_left"] == 13
+    assert by_discard["9m"]["useful_left"] == 13  # 3m 6m 9m 5z: 3 + 3 + 3 + 4
+
+
 def test_waits_14_tiles_complete_hand_keeps_baotou_ready_discard() -> None:
     out = run_json("waits", "123456789m111p1zP")
     assert (out["shanten"], out["win"], out["baotou_ready"]) == (-1, True, True)
@@ -229,6 +241,9 @@ def test_waits_readable_output() -> None:
     pytest.param(["score", "123456789m111pP", "--win", "8z"], "--win", id="bad-win-tile"),
     pytest.param(["score", "123456789m111pP", "--win", "1z", "--caishen", "55m"], "--caishen",
                  id="bad-caishen"),
+    # white mode's 财神 is the white dragon: --caishen 5m scored as flip mode silently
+    pytest.param(["score", "123456789m111pP", "--win", "1z", "--caishen", "5m", "--rule",
+                  "caishen_mode=white"], "--caishen 5m is flip mode", id="caishen-vs-white-mode"),
     pytest.param(["score", "123456789m111pP", "--win", "1z", "--rule", "colour=red"],
                  "colour: unknown option", id="unknown-rule-key"),
     pytest.param(["score", "123456789m111pP", "--win", "1z", "--rule", "cap=7"],
@@ -349,11 +364,32 @@ def test_serve_with_a_database_it_cannot_open_says_so_in_one_line(db: str, tmp_p
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize("command", [["simulate"], ["arena", "--bots", "random,random"]])
+def test_hands_beyond_a_million_are_refused(command: list[str]) -> None:
+    # arena --hands 10**20 built a list of 1.25e19 matches before playing one: it ate the
+    # machine's memory without a word (simulate --ray likewise)
+    line = run_error(*command, "--hands", "99999999999999999999")
+    assert "--hands" in line and "1000000" in line
+    assert "--hands" in run_error(*command, "--hands", "1000001")
+
+
 def test_arena_rate_refuses_the_oracle(tmp_path: Any) -> None:
     line = run_error("arena", "--bots", "oracle,random,random,random", "--hands", "1",
                      "--rate", "--db", str(tmp_path / "r.db"))
     assert "oracle" in line
     assert not (tmp_path / "r.db").exists()
+
+
+@pytest.mark.parametrize(("bots", "rule", "says"), [
+    # the bots' count set the table: --rule players=2 was dropped and 4 seats played
+    pytest.param("random,random,random,random", ["--rule", "players=2"],
+                 "--rule players=2 but --bots lists 4 bots", id="rule-players-differs"),
+    # 5 bots said "rule players: ... (got 5)", naming an option nobody gave
+    pytest.param("random,random,random,random,random", [],
+                 "--bots lists 5 bots: a table seats 2, 3 or 4", id="five-bots"),
+])
+def test_arena_seats_are_the_bots_listed(bots: str, rule: list[str], says: str) -> None:
+    assert says in run_error("arena", "--bots", bots, "--hands", "1", *rule)
 
 
 @pytest.mark.parametrize(("args", "says"), [
@@ -395,6 +431,10 @@ def test_serve_with_an_unreadable_database_url_says_so_without_the_password(
     pytest.param(["--public-url", "http://[::1"], "--public-url", id="bad-ipv6"),
     pytest.param(["--public-url", "http://x:99999"], "--public-url", id="port-out-of-range"),
     pytest.param(["--host", " "], "--host", id="empty-host"),
+    # an address no interface has printed "open http://999.1.1.1:8000/", opened the
+    # database, then failed inside uvicorn with exit 3
+    pytest.param(["--host", "999.1.1.1"], "--host: cannot listen on '999.1.1.1'", id="bad-ip"),
+    pytest.param(["--host", "no such host"], "--host", id="unresolvable-host"),
 ])
 def test_serve_refuses_more_bad_addresses(args: list[str], says: str) -> None:
     assert says in run_error("serve", *args)

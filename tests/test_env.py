@@ -1,5 +1,7 @@
 """RL adapters: PettingZoo AEC (every seat) and Gymnasium (one seat vs bots)."""
 
+from typing import Any
+
 import numpy as np
 import pytest
 from pettingzoo.test import api_test
@@ -7,6 +9,7 @@ from pettingzoo.test import api_test
 from hzmj.env.encoding import ACTION_SIZE, OBS_SHAPE, action_index, encode_view
 from hzmj.env.gym_env import HzmjSeatEnv
 from hzmj.env.pettingzoo_env import HzmjAECEnv
+from hzmj.env.vector import HzmjVectorEnv
 from hzmj.events import Chow, Discard, Kong, Pass
 from hzmj.game import Match
 from hzmj.rules import Rules
@@ -84,6 +87,71 @@ def test_pettingzoo_rejects_masked_action() -> None:
     bad = int(np.flatnonzero(mask == 0)[0])
     with pytest.raises(ValueError, match="not legal"):
         env.step(bad)
+
+
+ENVS = {"aec": lambda **kw: HzmjAECEnv(**kw), "gym": lambda **kw: HzmjSeatEnv(**kw),
+        "vector": lambda **kw: HzmjVectorEnv(2, **kw)}
+
+
+@pytest.mark.parametrize("env", ENVS)
+@pytest.mark.parametrize("max_hands", [0, -3, 1.5, True, "8"])
+def test_envs_refuse_a_max_hands_that_is_no_count_of_hands(env: str, max_hands: Any) -> None:
+    # 0 was taken: the vector env reset every table after every step, the gym env's episode
+    # was over at reset, the AEC env ended after one action
+    with pytest.raises(ValueError, match="max_hands"):
+        ENVS[env](max_hands=max_hands)
+    assert ENVS[env](max_hands=1).max_hands == 1 and ENVS[env](max_hands=None).max_hands is None
+
+
+def test_envs_stepped_before_reset_say_so() -> None:
+    # an AssertionError (AEC) and an IndexError (vector) said nothing of the cause
+    with pytest.raises(RuntimeError, match="reset"):
+        HzmjAECEnv().step(0)
+    with pytest.raises(RuntimeError, match="reset"):
+        HzmjAECEnv().observe("seat_0")
+    with pytest.raises(RuntimeError, match="reset"):
+        HzmjVectorEnv(2).step([0, 0])
+    with pytest.raises(RuntimeError, match="reset"):
+        HzmjSeatEnv().step(0)
+
+
+@pytest.mark.parametrize("kind", [float, str, lambda i: i + 0.9])
+def test_envs_refuse_an_action_that_is_no_integer_index(kind: Any) -> None:
+    # int() made 5.9 the action 5 and "5" the action 5: a policy's float output played
+    aec = HzmjAECEnv(max_hands=1)
+    aec.reset(seed=1)
+    legal = int(np.flatnonzero(aec.observe(aec.agent_selection)["action_mask"])[0])
+    before = aec.observe(aec.agent_selection)["observation"].copy()
+    with pytest.raises(ValueError, match="integer"):
+        aec.step(kind(legal))
+    assert np.array_equal(aec.observe(aec.agent_selection)["observation"], before)
+    gym = HzmjSeatEnv(max_hands=1, illegal_action="penalize")
+    obs, _ = gym.reset(seed=1)
+    with pytest.raises(ValueError, match="integer"):
+        gym.step(kind(int(np.flatnonzero(obs["action_mask"])[0])))
+    venv = HzmjVectorEnv(1)
+    _, mask, _ = venv.reset(seed=1)
+    with pytest.raises(ValueError, match="integer"):
+        venv.step([kind(int(np.flatnonzero(mask[0])[0]))])
+    aec.step(np.int64(legal))  # numpy integers are indices
+
+
+@pytest.mark.parametrize(("kwargs", "says"), [
+    ({"seat": True}, "seat"), ({"seat": 1.0}, "seat"), ({"seat": -1}, "seat"),
+    # a NaN or infinite penalty was taken: every illegal step then returned reward nan
+    ({"illegal_penalty": float("nan")}, "illegal_penalty"),
+    ({"illegal_penalty": float("inf")}, "illegal_penalty"),
+    ({"illegal_penalty": "1"}, "illegal_penalty"),
+])
+def test_gym_env_refuses_a_bad_seat_or_penalty(kwargs: dict[str, Any], says: str) -> None:
+    with pytest.raises(ValueError, match=says):
+        HzmjSeatEnv(**kwargs)
+
+
+@pytest.mark.parametrize("tables", [0, 2.5, True, "4"])
+def test_vector_env_refuses_a_table_count_that_is_no_count(tables: Any) -> None:
+    with pytest.raises(ValueError, match="num_tables"):
+        HzmjVectorEnv(tables)
 
 
 def test_gym_env_plays_one_seat_against_bots() -> None:

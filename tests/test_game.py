@@ -665,6 +665,16 @@ def test_rules_8_5_escape_below_level_3_costs_nothing(level: int) -> None:
 # §13 hidden information
 
 
+@pytest.mark.parametrize("seat", [-1, -4, 4, 9, True, 1.0, "0"])
+def test_rules_13_a_view_of_no_seat_is_refused(seat: Any) -> None:
+    # view(-1) was seat 3's view labelled seat -1 (Python's negative index): its hand shown
+    # to a caller that meant no seat at all; view(4) an IndexError
+    m = Match(Rules(players=4), 1)
+    with pytest.raises(ValueError, match="seat"):
+        m.view(seat)
+    assert m.view(3)["seat"] == 3 and m.view(None)["hand"] is None
+
+
 def test_rules_6_7_concealed_kong_hidden_until_the_owners_next_draw() -> None:
     m = deal("1111z123m456p789s4z", *NO_EAST, replacements="9m")
     events = act(m, "0 kong 1z concealed")

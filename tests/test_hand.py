@@ -13,6 +13,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from hzmj.hand import (
+    Wait,
     discard_options,
     holds_caishen,
     is_baotou_ready,
@@ -465,6 +466,17 @@ def test_discard_options_order_and_useful_tiles() -> None:
     assert [(o.discard, o.shanten) for o in opts[:2]] == [(tile("5s"), 0), (tile("9s"), 0)]
     assert [w.tile for w in opts[0].useful] == [tile("9s"), WHITE]
     assert opts[0].useful_count == 3 + 4
+
+
+def test_discard_options_count_the_discarded_copy_as_seen() -> None:
+    # the discard lies on the pile: drawing it again finds 3 copies at most, not 4
+    opts = {o.discard: o for o in discard_options(parse_hand("123456789m111p1z1z"))}
+    assert opts[tile("1m")].useful == (Wait(tile("1m"), 3), Wait(tile("4m"), 3),
+                                       Wait(tile("7m"), 3), Wait(WHITE, 4))
+    assert opts[tile("1m")].useful_count == 13
+    # four 1m held (two pairs, RULES §7.2): after discarding one, none can be drawn
+    opts = {o.discard: o for o in discard_options(parse_hand("1111m22m33p44s55s6z7z"))}
+    assert opts[tile("1m")].useful[0] == Wait(tile("1m"), 0)  # was 1
 
 
 # --------------------------------------------------------------------------------------

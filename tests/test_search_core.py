@@ -238,8 +238,23 @@ def test_determinize_rejects_what_it_cannot_deal() -> None:
         determinize(done.view(0), random.Random(0))
 
 
-def test_determinized_world_has_no_record_to_replay() -> None:
+@pytest.mark.parametrize("log", [False, True])
+def test_determinized_world_has_no_record_to_replay(log: bool) -> None:
+    # with log=True the world wrote a record (its random seed, no actions) whose digest
+    # did not replay
     m = Match(Rules(), 3)
-    world = determinize(m.view(m.to_move()[0]), random.Random(0))
+    world = determinize(m.view(m.to_move()[0]), random.Random(0), log=log)
     with pytest.raises(ValueError, match="determinized"):
         world.record()
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_hand_only_clone_has_no_record(log: bool) -> None:
+    # it stops at the hand's end: its record said over = true, which no replay of the
+    # match's rules gives (verify: "over: record has True, replay gives False")
+    m = Match(Rules(), 3, log=log)
+    sim = m.clone(hand_only=True)
+    play_random(sim, random.Random(1))
+    assert sim.over and sim.hand_no == 1
+    with pytest.raises(ValueError, match="hand-only"):
+        sim.record()

@@ -225,6 +225,19 @@ def test_rules_3_hints_never_offer_bamboo_under_drop_bamboo() -> None:
     assert got["waits"] and not any(w["tile"].endswith("s") for w in got["waits"])
 
 
+def test_hints_without_bamboo_list_no_bamboo() -> None:
+    # 缺一门 (RULES §3): a 爆头-ready hand waits on every kind in play; the hints listed
+    # 1s–9s too, with 4 left each, in a game that holds no bamboo at all
+    m = deal("123456789m11pPP1z", "147m258p1234567z", players=2, drop_bamboo=True)
+    got = hints(m.view(0))
+    after_1z = next(d for d in got["discards"] if d["tile"] == "1z")
+    kinds = [w["tile"] for w in after_1z["waits"]]
+    assert len(kinds) == 25 and not any(k.endswith("s") for k in kinds)
+    assert {w["tile"]: w["left"] for w in after_1z["waits"]}["2p"] == 4
+    for d in got["discards"]:
+        assert not any(w["tile"].endswith("s") for w in d["useful"] + d["waits"])
+
+
 def test_a_spectator_view_has_no_hints() -> None:
     with pytest.raises(ValueError):
         hints(Match(Rules(players=2), 1).view(None))

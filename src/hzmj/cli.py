@@ -13,6 +13,7 @@ Bad input never shows a traceback: it exits with code 2 and one line on stderr,
 from __future__ import annotations
 
 import json
+import socket
 import sys
 from collections.abc import Callable, Sequence
 from enum import StrEnum
@@ -134,6 +135,9 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 RayOpt = Annotated[str | None, typer.Option(
     "--ray", metavar="[ADDRESS]", help="Play on a Ray cluster: alone, a local one; or an "
     "address (auto, ray://HEAD:10001). Needs the extra hzmj\\[cluster].")]
+MAX_HANDS = 1_000_000
+"""The most ``--hands`` of simulate and arena: a day of play or more; an arena plans every
+match before the first, so a larger count only fills the memory."""
 CaishenOpt = Annotated[
     str,
     typer.Option("--caishen", metavar="TILE",
@@ -146,12 +150,21 @@ def fail(message: str) -> NoReturn:
     raise InputError(message)
 
 
-def parse_rules(items: Sequence[str] | None, *, players: int | None = None) -> Rules:
-    """Rules from ``--rule KEY=VALUE`` items; ``players`` overrides the rules' own."""
+def parse_rules(items: Sequence[str] | None, *, players: int | None = None,
+                bots: bool = False) -> Rules:
+    """Rules from ``--rule KEY=VALUE`` items; ``players`` overrides the rules' own, or,
+    with ``bots`` (the count of ``--bots``, which seats one bot each), must match them."""
+    if bots and players not in (2, 3, 4):
+        fail(f"--bots lists {players} bots: a table seats 2, 3 or 4 (one bot per seat)")
     try:
         # --players goes in first so that rules depending on it (缺一门) validate with it
         base = Rules() if players is None else Rules(players=players)
         rules = Rules.from_assignments(items or (), base=base)
+    except RulesError as exc:
+        fail(f"rule {exc}")
+    if bots and rules.players != players:
+        fail(f"--rule players={rules.players} but --bots lists {players} bots (one per seat)")
+    try:
         return rules if players is None else rules.replace(players=players)
     except RulesError as exc:
         fail(f"rule {exc}")
@@ -257,6 +270,9 @@ def score(
     """Score a winning hand: multiplier M and its explanation (RULES §7, §9)."""
     rules = parse_rules(rule)
     cs = parse_tile_arg("--caishen", caishen)
+    if rules.caishen_mode == "white" and cs != WHITE:  # --caishen decides the mode (§4.5)
+        fail(f"--caishen {tile_name(cs)} is flip mode (翻财神), but --rule caishen_mode=white "
+             "makes the white dragons the 财神: drop one of them (RULES §4.5)")
     win_tile = parse_tile_arg("--win", win)
     parsed = parse_hand_arg(hand, (13,), cs, [win_tile], rules)
     items = [c.strip() for part in chain or () for c in part.split(",") if c.strip()]
@@ -392,7 +408,8 @@ def _discard_entry(hand: Hand, option: hand_analysis.DiscardOption,
         "discard": tile_name(option.discard),
         "shanten": option.shanten,
         "baotou_ready": ready and hand_analysis.is_baotou_ready(rest, caishen),
-        "waits": _wait_list(hand_analysis.waits(rest, caishen, visible)) if ready else [],
+        "waits": (_wait_list(hand_analysis.waits_after_discard(hand, option.discard, caishen,
+                                                               visible)) if ready else []),
         "useful": _wait_list(option.useful),
         "useful_left": option.useful_count,
     }
@@ -473,7 +490,8 @@ def _show_waits(out: Console, report: dict[str, Any]) -> None:
 
 @app.command(name="simulate")
 def simulate_command(
-    hands: Annotated[int, typer.Option("--hands", min=1, help="Hands to play.")] = 100,
+    hands: Annotated[int, typer.Option("--hands", min=1, max=MAX_HANDS,
+                                       help="Hands to play.")] = 100,
     seed: Annotated[int, typer.Option("--seed", help="Master seed.")] = 0,
     players: Annotated[int | None, typer.Option("--players", help="2, 3 or 4.")] = None,
     bot: Annotated[str, typer.Option("--bot", help="Bot name for every seat, or a "
@@ -706,6 +724,10 @@ def serve_command(
 
     if not host.strip():
         fail("--host: an interface name or address (127.0.0.1, 0.0.0.0, ::)")
+    try:  # before the database is opened and the address printed
+        socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as exc:
+        fail(f"--host: cannot listen on {shown(host)}: {exc}")
     for option, url in (("--public-url", public_url), ("--node-url", node_url)):
         if url is not None and not web_address(url):
             fail(f"{option}: an http:// or https:// address with a host, got {shown(url)}")
@@ -815,7 +837,8 @@ def arena_command(
     bots: Annotated[str, typer.Option("--bots", help="Comma-separated bot names, one per "
                                       "seat; strong:MS sets the strong bot's budget.")]
     = "strong,efficiency,efficiency,efficiency",
-    hands: Annotated[int, typer.Option("--hands", min=1, help="Hands per rotation (whole "
+    hands: Annotated[int, typer.Option("--hands", min=1, max=MAX_HANDS,
+                                       help="Hands per rotation (whole "
                                        "matches of rules.hands are played).")] = 64,
     seed: Annotated[int, typer.Option("--seed", help="Arena seed.")] = 0,
     duplicate: Annotated[bool, typer.Option("--duplicate", help="Replay every deal with "
@@ -843,7 +866,7 @@ def arena_command(
     if rate and any(sees_all(n) for n in names):
         fail("--rate: the oracle sees every tile and has no place on the leaderboard "
              "(measurement only, docs/bots.md)")
-    rules = parse_rules(rule, players=len(names))
+    rules = parse_rules(rule, players=len(names), bots=True)
     with Progress(console=Console(stderr=True), transient=True,
                   disable=as_json or not sys.stderr.isatty()) as progress:
         task = progress.add_task("arena", total=None)

@@ -422,10 +422,21 @@ class Match:
         return build_view(self, seat)
 
     def record(self) -> dict[str, Any]:
-        """The JSON record: format version, rules, seed and every action (see record.py)."""
+        """The JSON record: format version, rules, seed and every action (see record.py).
+        ``ValueError`` for a determinized position or a hand-only clone: no replay of a
+        record gives them."""
         from hzmj.record import make_record
 
         return make_record(self)
+
+    def no_record_reason(self) -> str | None:
+        """Why :meth:`record` cannot write this match (a determinized position has no start
+        to replay; a hand-only clone stopped before its rules' end), or ``None``."""
+        if not self._replayable:
+            return "a determinized position has no start of match to replay"
+        if self._hand_only:
+            return "a hand-only clone stops at its hand's end, which no replay does"
+        return None
 
     # ------------------------------------------------------------------ set-up (§4)
 

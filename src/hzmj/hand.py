@@ -695,6 +695,18 @@ def waits(
     return result
 
 
+def waits_after_discard(hand: Hand, discard: Tile, caishen: Tile = WHITE,
+                        visible: Sequence[int] | None = None) -> list[Wait]:
+    """:func:`waits` of the 13 tiles a 14-tile ``hand`` keeps after discarding one
+    ``discard``, the discarded copy counted as seen (it lies on the pile).  ``ValueError``
+    unless the hand has 14 tiles and holds ``discard`` concealed."""
+    concealed = list(hand.concealed)
+    concealed.remove(discard)
+    seen = list(visible) if visible is not None else [0] * NUM_KINDS
+    seen[discard] += 1
+    return waits(Hand(tuple(concealed), hand.melds), caishen, seen)
+
+
 def _winning_draws(
     counts: Sequence[int], wilds: int, melds: int, caishen: Tile, own: Sequence[int]
 ) -> list[Tile]:
@@ -773,8 +785,9 @@ def discard_options(
     visible: Sequence[int] | None = None,
 ) -> list[DiscardOption]:
     """For each distinct discardable kind of a 14-tile hand: shanten after discarding it
-    and its useful tiles (RULES §7; ``visible`` as in :func:`waits`).  Sorted best first
-    (lowest shanten, then most useful tiles left, then tile order)."""
+    and its useful tiles (RULES §7; ``visible`` as in :func:`waits`, ``left`` counting the
+    discarded copy as seen).  Sorted best first (lowest shanten, then most useful tiles
+    left, then tile order)."""
     concealed, melds = _concealed_and_melds(hand)
     _check_size(len(concealed) + 3 * melds, 14)
     counts, wilds = split_wilds(concealed, caishen)
@@ -802,8 +815,8 @@ def discard_options(
                 c3 = list(c2)
                 c3[nat] += 1
                 better = shanten_counts(c3, w2, melds) < base
-            if better:
-                seen = own[k] + (visible[k] if visible is not None else 0)
+            if better:  # the discarded copy lies on the pile: seen, not drawable
+                seen = own[k] + (k == d) + (visible[k] if visible is not None else 0)
                 useful.append(Wait(k, max(0, 4 - seen)))
         own[d] += 1
         options.append(DiscardOption(d, base, tuple(useful)))

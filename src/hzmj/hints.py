@@ -4,7 +4,8 @@ suggestion.
 
 Only ``Match.view(seat)`` is read, so a hint can never tell more than the seat may see:
 ``left`` counts the copies not in the seat's own hand or melds, not on any discard pile,
-not in another seat's exposed melds and not the flipped indicator.
+not in another seat's exposed melds and not the flipped indicator.  Without bamboo
+(缺一门, RULES §3) no bamboo kind is listed: none is in play.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from hzmj.events import Action, Discard, action_from_json
-from hzmj.hand import Wait, discard_options, shanten, waits
+from hzmj.hand import Wait, discard_options, shanten, waits, waits_after_discard
 from hzmj.tiles import NUM_KINDS, Hand, Meld, MeldKind, Tile, full_set, tile, tile_name
 
 
@@ -88,15 +89,11 @@ def hints(view: dict[str, Any], adviser: Adviser | None = None) -> dict[str, Any
             if option.discard not in allowed:
                 continue
             d = option.discard
-            gone = list(visible)
-            gone[d] += 1  # once discarded, the tile lies in sight on the pile
-            after = _without(hand, d)
-            ready = waits(after, caishen, gone) if option.shanten == 0 else []
-            useful = [Wait(w.tile, max(0, w.left - 1)) if w.tile == d else w
-                      for w in option.useful]
+            ready = (waits_after_discard(hand, d, caishen, visible) if option.shanten == 0
+                     else [])
             result["discards"].append({"tile": tile_name(d), "shanten": option.shanten,
                                        "waits": _tiles_left(ready, in_play),
-                                       "useful": _tiles_left(useful, in_play)})
+                                       "useful": _tiles_left(option.useful, in_play)})
     if adviser is not None and legal:
         explain = getattr(adviser, "explain", None)
         if explain is not None:  # one search gives both: its first is what choose plays
@@ -112,11 +109,6 @@ def hints(view: dict[str, Any], adviser: Adviser | None = None) -> dict[str, Any
     return result
 
 
-def _without(hand: Hand, discard: Tile) -> Hand:
-    concealed = list(hand.concealed)
-    concealed.remove(discard)
-    return Hand(tuple(concealed), hand.melds)
-
-
 def _tiles_left(found: Sequence[Wait], in_play: set[Tile]) -> list[dict[str, object]]:
+    """``found`` as JSON, only the kinds ``in_play`` (not bamboo under 缺一门)."""
     return [w.to_dict() for w in found if w.tile in in_play]

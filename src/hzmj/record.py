@@ -80,7 +80,11 @@ def fair_record(match: Match, salt: str,
 def make_record(match: Match, made_by: Mapping[int, str] | None = None) -> dict[str, Any]:
     """The record of ``match`` so far (see the module docstring), with ``made_by`` (action
     index -> one of :data:`MADE_BY`) when given.  A ``log=False`` match is replayed with
-    the log for its digest."""
+    the log for its digest.  ``ValueError`` when the match has no record
+    (:meth:`~hzmj.game.Match.no_record_reason`)."""
+    why_not = match.no_record_reason()
+    if why_not is not None:
+        raise ValueError(why_not)
     logged = match if match.logged else match.logged_replay()
     record = {
         "format": RECORD_FORMAT,
@@ -180,7 +184,9 @@ def _made_by(raw: Any, actions: int) -> dict[int, str]:
 
 
 def verify(record: Mapping[str, Any]) -> list[str]:
-    """Replay ``record`` and list every difference from what it stores (empty: identical)."""
+    """Replay ``record`` and list every difference from what it stores (empty: identical);
+    a missing ``points``, ``hands``, ``over`` or ``events_digest`` is a difference.
+    :class:`RecordError` when the record does not replay."""
     match = replay(record)
     fresh = make_record(match)
     problems = []
@@ -193,6 +199,8 @@ def verify(record: Mapping[str, Any]) -> list[str]:
                             f"{seed_commitment(match.seed, salt)!r}, the record committed "
                             f"to {record['commitment']!r}")
     for key in ("points", "hands", "over", "events_digest"):
-        if key in record and record[key] != fresh[key]:
+        if key not in record:  # nothing to compare is no proof: make_record writes them all
+            problems.append(f"{key}: missing from the record, replay gives {fresh[key]!r}")
+        elif record[key] != fresh[key]:
             problems.append(f"{key}: record has {record[key]!r}, replay gives {fresh[key]!r}")
     return problems

@@ -3,7 +3,8 @@
 Used by ``hzmj simulate``.  Matches are played one after another (match ``i`` has seed
 ``derive_seed(seed, i)``) until ``hands`` hands have been played; the last match may be
 cut short.  Every bot decision comes from a seeded RNG, so the same arguments give the
-same ``digest``.
+same ``digest``, except with the ``expert`` bot in deadline mode (``expert``,
+``expert:MS``), whose number of worlds depends on the clock (``expert@N`` does not).
 """
 
 from __future__ import annotations

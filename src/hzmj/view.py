@@ -6,6 +6,7 @@ of the table from :func:`build_view`; nothing else reads a seat's concealed tile
 
 from __future__ import annotations
 
+import operator
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -27,8 +28,11 @@ def build_view(match: Match, seat: int | None) -> dict[str, Any]:
     ``tiles: null``, RULES §6.7), ``discards`` (``{"tile", "claimed_by"}``), ``chain``,
     ``auto`` and ``dealer``.  ``hand`` and ``last_draw`` are the seat's own (null for a
     spectator).  ``to_move`` names, during a claim window, only the seat itself
-    (:func:`_to_move_seen_by`).
+    (:func:`_to_move_seen_by`).  ``ValueError`` for a seat not at the table (a negative
+    index would read another seat's hand).
     """
+    if seat is not None:
+        seat = _seat_index(seat, match.n)
     players = []
     for i, st in enumerate(match.seats):
         melds = []
@@ -79,6 +83,18 @@ def build_view(match: Match, seat: int | None) -> dict[str, Any]:
         "over": match.over,
         "rules": dict(_rules_dict(match.rules)),
     }
+
+
+def _seat_index(seat: object, players: int) -> int:
+    """``seat`` as an ``int`` in ``0..players-1`` (a numpy integer too); ``ValueError``
+    for anything else: a bool, a float, a string, a seat outside the table."""
+    try:
+        index = operator.index(seat)  # type: ignore[arg-type]
+    except TypeError:
+        index = -1
+    if isinstance(seat, bool) or not 0 <= index < players:
+        raise ValueError(f"no seat {seat!r} at a {players}-player table (None: a spectator)")
+    return index
 
 
 def _to_move_seen_by(match: Match, seat: int | None) -> list[int]:

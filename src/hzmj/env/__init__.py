@@ -1,2 +1,28 @@
 """Reinforcement-learning adapters: a PettingZoo AEC env (all seats) and a Gymnasium env
 (one seat against bots), both driving the engine only through views and actions."""
+
+import operator
+
+
+def count_of(name: str, value: object) -> int:
+    """``value`` as an ``int`` ≥ 1 (a numpy integer too); ``ValueError`` naming ``name``
+    for anything else (0, a negative, a float, a bool, a string)."""
+    try:
+        count = operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        count = 0
+    if isinstance(value, bool) or count < 1:
+        raise ValueError(f"{name} must be a whole number ≥ 1, got {value!r}")
+    return count
+
+
+def action_of(action: object) -> int:
+    """An action index passed to ``step``: an ``int`` or a numpy integer, whether legal or
+    not; ``ValueError`` for anything else (a float, whose ``int`` would play another
+    action, a bool, a string)."""
+    try:
+        if not isinstance(action, bool):
+            return operator.index(action)  # type: ignore[arg-type]
+    except TypeError:
+        pass
+    raise ValueError(f"an action must be an integer index, got {action!r}")

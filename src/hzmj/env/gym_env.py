@@ -3,7 +3,8 @@
 Observation: ``{"observation": float32 (14, 34), "action_mask": int8 (74,)}`` as in
 :mod:`hzmj.env.encoding`; action: an index of that module.  The other seats are played by
 bots from :mod:`hzmj.bots.registry` (``opponents``, default ``efficiency``), seeded from
-the episode seed.  Reward: the learner's settlement delta in points when a hand ends
+the episode seed (so an episode replays exactly, except against ``expert`` or
+``expert:MS``, whose deadline reads the clock: ``expert@N`` does not).  Reward: the learner's settlement delta in points when a hand ends
 (RULES §10); the rewards of an episode always add up to the learner's final points minus
 its starting points.  A hand the bots finish before the learner's first decision is paid
 with the first ``step``'s reward (``reset`` cannot return one).  An episode is one match,
@@ -24,6 +25,7 @@ A ``step`` after termination raises ``RuntimeError`` until ``reset``.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import gymnasium as gym
@@ -31,6 +33,7 @@ import numpy as np
 from gymnasium import spaces
 
 from hzmj.bots.base import Bot
+from hzmj.env import action_of, count_of
 from hzmj.env.encoding import ACTION_SIZE, OBS_SHAPE, action_mask, encode_match, match_index_map
 from hzmj.events import Action
 from hzmj.game import Match
@@ -47,16 +50,22 @@ class HzmjSeatEnv(gym.Env[dict[str, Any], Any]):
                  opponents: str = "efficiency", max_hands: int | None = None,
                  illegal_action: str = "raise", illegal_penalty: float = 1.0) -> None:
         self.rules = rules or Rules()
-        if not 0 <= seat < self.rules.players:
-            raise ValueError(f"seat must be 0..{self.rules.players - 1}, got {seat}")
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or \
+                not 0 <= seat < self.rules.players:
+            raise ValueError(f"seat must be 0..{self.rules.players - 1}, got {seat!r}")
+        seat = int(seat)
         if illegal_action not in ("raise", "penalize"):
             raise ValueError(f"illegal_action must be 'raise' or 'penalize', got "
                              f"{illegal_action!r}")
+        if isinstance(illegal_penalty, bool) or not isinstance(illegal_penalty, (int, float)) \
+                or not math.isfinite(illegal_penalty):
+            raise ValueError(f"illegal_penalty must be a finite number of points, got "
+                             f"{illegal_penalty!r}")
         self.illegal_action = illegal_action
         self.illegal_penalty = float(illegal_penalty)
         self.seat = seat
         self.opponents = opponents
-        self.max_hands = max_hands
+        self.max_hands = None if max_hands is None else count_of("max_hands", max_hands)
         self.observation_space = spaces.Dict({
             "observation": spaces.Box(0.0, 4.0, OBS_SHAPE, dtype=np.float32),
             "action_mask": spaces.MultiBinary(ACTION_SIZE),
@@ -70,6 +79,10 @@ class HzmjSeatEnv(gym.Env[dict[str, Any], Any]):
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Start a match with seed ``seed`` (drawn from the env's RNG when ``None``); the
+        bots play until the learner's first decision.  Returns ``(obs, info)``: ``obs``
+        ``{"observation": float32 (14, 34), "action_mask": int8 (74,)}``, ``info``
+        ``{"seed", "terminated", "points", "hands"}``; ``options`` is ignored."""
         super().reset(seed=seed)
         from hzmj.bots.registry import make_bot
 
@@ -116,20 +129,28 @@ class HzmjSeatEnv(gym.Env[dict[str, Any], Any]):
         return {"points": self.match.points(), "hands": len(self.match.results)}
 
     def step(self, action: int) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        """Play action index ``action`` (0–73), then let the bots play until the learner
+        must act again or the episode ends.  Returns ``(obs, reward, terminated, False,
+        info)``: ``reward`` in points (the learner's settlement deltas of the hands that
+        ended, RULES §10; ``-illegal_penalty`` for an illegal action in penalize mode),
+        ``info`` ``{"points", "hands"}`` (and ``"illegal": True``).  ``ValueError`` for
+        an action that is no integer, or illegal in raise mode; ``RuntimeError`` before
+        ``reset`` or after the episode ended."""
         if self.match is None or self._finished:
             raise RuntimeError("the episode is over: call reset() first")
+        index = action_of(action)
         over = self._done()  # over before the learner's first decision: only pay out
-        if over and not self.action_space.contains(int(action)):
+        if over and not self.action_space.contains(index):
             raise ValueError(f"action {action} is not in the action space")
-        if not over and int(action) not in self._legal:
-            if self.illegal_action == "raise" or not self.action_space.contains(int(action)):
+        if not over and index not in self._legal:
+            if self.illegal_action == "raise" or not self.action_space.contains(index):
                 raise ValueError(f"action {action} is not legal (legal: {sorted(self._legal)})")
             return self._obs(), -self.illegal_penalty, False, False, {**self._info(),
                                                                      "illegal": True}
         reward, self._pending = self._pending, 0.0
         if not over:
             hands_before = len(self.match.results)
-            self.match.apply(self._legal[int(action)])
+            self.match.apply(self._legal[index])
             reward += self._advance(hands_before)
         done = self._done()
         self._finished = done

@@ -20,6 +20,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from hzmj.env import action_of, count_of
 from hzmj.env.encoding import ACTION_SIZE, OBS_SHAPE, action_mask, encode_match, match_index_map
 from hzmj.events import Action
 from hzmj.game import Match
@@ -36,7 +37,7 @@ class HzmjAECEnv(AECEnv):  # type: ignore[misc]
                  render_mode: str | None = None) -> None:
         super().__init__()
         self.rules = rules or Rules()
-        self.max_hands = max_hands
+        self.max_hands = None if max_hands is None else count_of("max_hands", max_hands)
         self.render_mode = render_mode
         self.possible_agents = [f"seat_{i}" for i in range(self.rules.players)]
         self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
@@ -57,6 +58,8 @@ class HzmjAECEnv(AECEnv):  # type: ignore[misc]
         return self._act_space
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a match with seed ``seed`` (drawn from the env's RNG when ``None``); the
+        first agent to act is ``agent_selection``.  ``options`` is ignored."""
         if seed is not None:
             self._rng.seed(seed)
         match_seed = seed if seed is not None else self._rng.getrandbits(63)
@@ -77,18 +80,28 @@ class HzmjAECEnv(AECEnv):  # type: ignore[misc]
         self._legal = match_index_map(self.match, seat)
 
     def observe(self, agent: str) -> dict[str, Any]:
-        assert self.match is not None
+        """``{"observation": float32 (14, 34), "action_mask": int8 (74,)}`` of ``agent``'s
+        seat (RULES §13); the mask is all zero unless ``agent`` is to act.
+        ``RuntimeError`` before ``reset``."""
+        if self.match is None:
+            raise RuntimeError("no episode: call reset() first")
         seat = self._seat_of[agent]
         legal = self._legal if agent == self.agent_selection else {}
         return {"observation": encode_match(self.match, seat), "action_mask": action_mask(legal)}
 
     def step(self, action: int | None) -> None:
-        assert self.match is not None
+        """Play action index ``action`` for ``agent_selection`` (``None`` for an agent whose
+        episode is over); the rewards (points, RULES §10) of a hand that ends go to every
+        agent.  ``ValueError`` for an action that is no integer or not in the mask (the
+        state unchanged); ``RuntimeError`` before ``reset``."""
+        if self.match is None:
+            raise RuntimeError("no episode: call reset() first")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if action is None or int(action) not in self._legal:
+        index = None if action is None else action_of(action)
+        if index is None or index not in self._legal:
             raise ValueError(f"action {action} is not legal for {agent} "
                              f"(legal: {sorted(self._legal)})")
         self._cumulative_rewards[agent] = 0.0
@@ -99,7 +112,7 @@ class HzmjAECEnv(AECEnv):  # type: ignore[misc]
             self._rewarded = False
         match = self.match
         hands_before = len(match.results)
-        match.apply(self._legal[int(action)])
+        match.apply(self._legal[index])
         if len(match.results) > hands_before:  # a hand ended: its settlement (RULES §10)
             for result in match.results[hands_before:]:
                 if result.settlement:

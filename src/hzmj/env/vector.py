@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from hzmj.env import action_of, count_of
 from hzmj.env.encoding import action_masks, encode_matches, match_index_map
 from hzmj.events import Action
 from hzmj.game import Match
@@ -39,15 +40,15 @@ _SEED_BITS = 63
 
 
 class HzmjVectorEnv:
-    """See the module docstring.  ``ValueError`` for ``num_tables < 1``."""
+    """See the module docstring.  ``ValueError`` unless ``num_tables`` and ``max_hands``
+    (or ``None``: whole matches) are whole numbers ≥ 1; ``step`` before ``reset`` is a
+    ``RuntimeError``."""
 
     def __init__(self, num_tables: int, rules: Rules | None = None,
                  max_hands: int | None = None) -> None:
-        if num_tables < 1:
-            raise ValueError(f"num_tables must be at least 1, got {num_tables}")
-        self.num_tables = num_tables
+        self.num_tables = count_of("num_tables", num_tables)
         self.rules = rules or Rules()
-        self.max_hands = max_hands
+        self.max_hands = None if max_hands is None else count_of("max_hands", max_hands)
         self.matches: list[Match] = []
         self._legal: list[dict[int, Action]] = []
         self._rng = random.Random()
@@ -64,9 +65,11 @@ class HzmjVectorEnv:
             npt.NDArray[np.float32], npt.NDArray[np.int8], npt.NDArray[np.int64],
             npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
         """Apply ``actions[i]`` at table ``i``; see the module docstring."""
+        if not self.matches:
+            raise RuntimeError("no episodes: call reset() first")
         if len(actions) != self.num_tables:
             raise ValueError(f"need {self.num_tables} actions, got {len(actions)}")
-        chosen = [int(a) for a in actions]
+        chosen = [action_of(a) for a in actions]
         for i, a in enumerate(chosen):
             if a not in self._legal[i]:
                 raise ValueError(f"action {a} is not legal at table {i} "
