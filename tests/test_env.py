@@ -56,6 +56,26 @@ def test_pettingzoo_api_and_a_full_random_episode() -> None:
     assert sum(total.values()) == 0  # settlements are zero-sum (RULES §10.6)
 
 
+@pytest.mark.parametrize("max_hands, rules", [(2, Rules()), (None, Rules(players=2))])
+def test_pettingzoo_a_match_over_is_terminated_and_one_cut_short_truncated(
+        max_hands: int | None, rules: Rules) -> None:
+    # RULES §12: the match's own end terminates; max_hands is a time limit (truncation)
+    env = HzmjAECEnv(rules, max_hands=max_hands)
+    env.reset(seed=7)
+    ended: dict[str, tuple[bool, bool]] = {}
+    for agent in env.agent_iter(max_iter=100_000):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            ended[agent] = (term, trunc)
+            env.step(None)
+            continue
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert env.match is not None and len(env.match.results) == (max_hands or rules.hands)
+    over = max_hands is None
+    assert env.match.over is over
+    assert ended == {a: (over, not over) for a in env.possible_agents}
+
+
 def test_pettingzoo_rewards_are_the_settlements_of_the_step() -> None:
     # RULES §10: each step's rewards are the deltas of the hands it ended, else zeros
     env = HzmjAECEnv(Rules(), max_hands=3)
@@ -162,7 +182,8 @@ def test_gym_env_plays_one_seat_against_bots() -> None:
     rewards = 0.0
     while not done:
         legal = np.flatnonzero(obs["action_mask"])
-        obs, reward, done, _, info = env.step(int(legal[-1]))
+        obs, reward, term, trunc, info = env.step(int(legal[-1]))
+        done = term or trunc
         rewards += reward
     assert info["hands"] == 1
     assert rewards == info["points"][2]
@@ -174,9 +195,12 @@ def _play_gym(env: HzmjSeatEnv, seed: int) -> tuple[float, dict[str, object], in
     total, steps, done = 0.0, 0, False
     while not done:
         legal = np.flatnonzero(obs["action_mask"])
-        assert legal.size or info.get("terminated"), "an all-zero mask must mean terminated"
-        obs, reward, done, trunc, info = env.step(int(legal[-1]) if legal.size else 0)
-        assert not trunc
+        assert legal.size or info.get("terminated") or info.get("truncated"), \
+            "an all-zero mask must mean the episode ended"
+        obs, reward, term, trunc, info = env.step(int(legal[-1]) if legal.size else 0)
+        # RULES §12: the match over is terminated; cut by max_hands, truncated
+        assert not (term and trunc) and (not (term or trunc) or term == env.match.over)
+        done = term or trunc
         total += reward
         steps += 1
     return total, info, steps
@@ -186,17 +210,19 @@ def test_gym_env_pays_a_hand_the_bots_finish_before_the_learners_first_decision(
     # RULES §10: white mode, seed 4210: seat 3 self-draws before seat 0 has a decision
     env = HzmjSeatEnv(Rules(caishen_mode="white"), seat=0, max_hands=2)
     obs, info = env.reset(seed=4210)
-    assert info["hands"] == 1 and info["points"][0] == -1 and not info["terminated"]
+    assert info["hands"] == 1 and info["points"][0] == -1
+    assert not info["terminated"] and not info["truncated"]
     total, info, _ = _play_gym(env, 4210)
     assert info["hands"] == 2 and total == info["points"][0]  # the -1 is not lost
 
 
-def test_gym_env_episode_over_at_reset_says_terminated() -> None:
+def test_gym_env_episode_over_at_reset_says_truncated() -> None:
     env = HzmjSeatEnv(Rules(caishen_mode="white"), seat=0, max_hands=1)
     obs, info = env.reset(seed=4210)
-    assert info["terminated"] and not obs["action_mask"].any()
+    # max_hands cut the match after its first hand: truncated, not terminated
+    assert info["truncated"] and not info["terminated"] and not obs["action_mask"].any()
     obs, reward, term, trunc, info = env.step(0)
-    assert (reward, term, trunc, info["hands"]) == (-1.0, True, False, 1)
+    assert (reward, term, trunc, info["hands"]) == (-1.0, False, True, 1)
     with pytest.raises(RuntimeError, match="reset"):
         env.step(0)
 

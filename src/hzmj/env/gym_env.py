@@ -17,10 +17,13 @@ the step returns the same observation, a reward of ``-illegal_penalty`` points (
 1.0) and ``info["illegal"] = True``; the episode's rewards then add up to the final
 points minus the starting points minus the penalties.
 
-If the episode is over before the learner ever acts (e.g. ``max_hands=1`` and a bot wins
-at once), ``reset`` returns an all-zero mask and ``info["terminated"] = True``; the next
-``step`` (any index of the action space) returns that reward with ``terminated=True``.
-A ``step`` after termination raises ``RuntimeError`` until ``reset``.
+An episode ends *terminated* when the match is over (RULES §12) and *truncated* when
+``max_hands`` hands cut it short (a time limit: the match itself would go on).  If the
+episode is over before the learner ever acts (e.g. ``max_hands=1`` and a bot wins at
+once), ``reset`` returns an all-zero mask and ``info["truncated"]`` (or
+``info["terminated"]``) true; the next ``step`` (any index of the action space) returns
+that reward with the same flags.  A ``step`` after the episode ended raises
+``RuntimeError`` until ``reset``.
 """
 
 from __future__ import annotations
@@ -82,7 +85,9 @@ class HzmjSeatEnv(gym.Env[dict[str, Any], Any]):
         """Start a match with seed ``seed`` (drawn from the env's RNG when ``None``); the
         bots play until the learner's first decision.  Returns ``(obs, info)``: ``obs``
         ``{"observation": float32 (14, 34), "action_mask": int8 (74,)}``, ``info``
-        ``{"seed", "terminated", "points", "hands"}``; ``options`` is ignored."""
+        ``{"seed", "terminated", "truncated", "points", "hands"}`` (both flags false
+        unless the episode already ended at reset: then the next ``step`` returns them
+        again, with the reward earned meanwhile); ``options`` is ignored."""
         super().reset(seed=seed)
         from hzmj.bots.registry import make_bot
 
@@ -92,8 +97,9 @@ class HzmjSeatEnv(gym.Env[dict[str, Any], Any]):
                       for s in range(self.rules.players) if s != self.seat}
         self._pending = self._advance(0)
         self._finished = False
-        return self._obs(), {"seed": match_seed, "terminated": self._done(),
-                             **self._info()}
+        over = self._done()
+        return self._obs(), {"seed": match_seed, "terminated": over and self.match.over,
+                             "truncated": over and not self.match.over, **self._info()}
 
     def _advance(self, hands_before: int) -> float:
         """Let the bots play until the learner must act or the episode ends."""
@@ -130,8 +136,10 @@ class HzmjSeatEnv(gym.Env[dict[str, Any], Any]):
 
     def step(self, action: int) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         """Play action index ``action`` (0–73), then let the bots play until the learner
-        must act again or the episode ends.  Returns ``(obs, reward, terminated, False,
-        info)``: ``reward`` in points (the learner's settlement deltas of the hands that
+        must act again or the episode ends.  Returns ``(obs, reward, terminated, truncated,
+        info)``: ``terminated`` when the match is over (RULES §12), ``truncated`` when
+        ``max_hands`` cut it short (Gymnasium's time limit: the match would go on, so a
+        learner bootstraps from the last observation); ``reward`` in points (the learner's settlement deltas of the hands that
         ended, RULES §10; ``-illegal_penalty`` for an illegal action in penalize mode),
         ``info`` ``{"points", "hands"}`` (and ``"illegal": True``).  ``ValueError`` for
         an action that is no integer, or illegal in raise mode; ``RuntimeError`` before
@@ -154,4 +162,5 @@ class HzmjSeatEnv(gym.Env[dict[str, Any], Any]):
             reward += self._advance(hands_before)
         done = self._done()
         self._finished = done
-        return self._obs(), reward, done, False, self._info()
+        over = self.match.over
+        return self._obs(), reward, done and over, done and not over, self._info()

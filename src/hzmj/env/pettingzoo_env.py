@@ -5,7 +5,8 @@ Agents are ``"seat_0"`` … ``"seat_{n-1}"``.  Each observation is a dict with
 ``"action_mask"`` (``int8``, length :data:`~hzmj.env.encoding.ACTION_SIZE`); actions are
 indices of :mod:`hzmj.env.encoding`.  Rewards are each hand's settlement deltas in points
 (RULES §10), given when the hand ends.  An episode is one match (``rules.hands`` hands or a
-points match, RULES §12), or ``max_hands`` hands if given.  ``reset(seed=S)`` makes the
+points match, RULES §12: the agents' ``terminations``), or ``max_hands`` hands if given
+(cut short: ``truncations``).  ``reset(seed=S)`` makes the
 match's seed ``S`` (random from the env's RNG when omitted), so episodes replay exactly.
 Claims are asked one seat at a time in turn order; the engine collects them all before
 resolving (RULES §6.3).
@@ -121,8 +122,11 @@ class HzmjAECEnv(AECEnv):  # type: ignore[misc]
             self._accumulate_rewards()  # (a step that ends no hand has nothing to add)
             self._rewarded = True
         if match.over or (self.max_hands is not None and len(match.results) >= self.max_hands):
+            # the match over: terminated (RULES §12); cut by max_hands: truncated (it
+            # would go on; PettingZoo's and Gymnasium's time limit)
+            ended = self.terminations if match.over else self.truncations
             for a in self.agents:
-                self.terminations[a] = True
+                ended[a] = True
                 self.infos[a] = {"points": match.points(), "hands": len(match.results)}
         else:
             self._select()
