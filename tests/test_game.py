@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import numpy as np
 import pytest
 
 from hzmj.events import Discard, Escape, Event, IllegalActionError, Pong
@@ -672,7 +673,10 @@ def test_rules_13_a_view_of_no_seat_is_refused(seat: Any) -> None:
     m = Match(Rules(players=4), 1)
     with pytest.raises(ValueError, match="seat"):
         m.view(seat)
+    with pytest.raises(ValueError, match="seat"):  # hand_of(-1) was seat 3's hand
+        m.hand_of(seat)
     assert m.view(3)["seat"] == 3 and m.view(None)["hand"] is None
+    assert len(m.hand_of(3).concealed) == 13 and len(m.hand_of(np.int64(0)).concealed) in (13, 14)
 
 
 def test_rules_6_7_concealed_kong_hidden_until_the_owners_next_draw() -> None:

@@ -15,6 +15,7 @@ record — rebuilds the match exactly (:mod:`hzmj.record`).
 from __future__ import annotations
 
 import hashlib
+import operator
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -194,6 +195,18 @@ class HandResult:
     score: HandScore | None
     settlement: Settlement | None
 
+
+
+def seat_index(seat: object, players: int) -> int:
+    """``seat`` as an ``int`` in ``0..players-1`` (a numpy integer too); ``ValueError``
+    for anything else: a bool, a float, a string, a seat outside the table."""
+    try:
+        index = operator.index(seat)  # type: ignore[arg-type]
+    except TypeError:
+        index = -1
+    if isinstance(seat, bool) or not 0 <= index < players:
+        raise ValueError(f"no seat {seat!r} at a {players}-player table (None: a spectator)")
+    return index
 
 class Match:
     """A whole match (RULES §4, §6, §8, §11, §12).  See the module docstring."""
@@ -412,7 +425,9 @@ class Match:
         return [s.points for s in self.seats]
 
     def hand_of(self, seat: int) -> Hand:
-        s = self.seats[seat]
+        """``seat``'s hand now: concealed tiles (sorted) and melds.  ``ValueError`` for
+        anything but a seat of this table (``-1`` is no seat, not the last one)."""
+        s = self.seats[seat_index(seat, self.n)]
         return Hand(tuple(sorted(s.concealed)), tuple(s.melds))
 
     def view(self, seat: int | None) -> dict[str, Any]:

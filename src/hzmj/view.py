@@ -6,11 +6,10 @@ of the table from :func:`build_view`; nothing else reads a seat's concealed tile
 
 from __future__ import annotations
 
-import operator
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from hzmj.game import DEAD_WALL
+from hzmj.game import DEAD_WALL, seat_index
 from hzmj.game import TILE_NAMES as NAMES
 from hzmj.rules import Rules
 
@@ -32,7 +31,7 @@ def build_view(match: Match, seat: int | None) -> dict[str, Any]:
     index would read another seat's hand).
     """
     if seat is not None:
-        seat = _seat_index(seat, match.n)
+        seat = seat_index(seat, match.n)
     players = []
     for i, st in enumerate(match.seats):
         melds = []
@@ -83,18 +82,6 @@ def build_view(match: Match, seat: int | None) -> dict[str, Any]:
         "over": match.over,
         "rules": dict(_rules_dict(match.rules)),
     }
-
-
-def _seat_index(seat: object, players: int) -> int:
-    """``seat`` as an ``int`` in ``0..players-1`` (a numpy integer too); ``ValueError``
-    for anything else: a bool, a float, a string, a seat outside the table."""
-    try:
-        index = operator.index(seat)  # type: ignore[arg-type]
-    except TypeError:
-        index = -1
-    if isinstance(seat, bool) or not 0 <= index < players:
-        raise ValueError(f"no seat {seat!r} at a {players}-player table (None: a spectator)")
-    return index
 
 
 def _to_move_seen_by(match: Match, seat: int | None) -> list[int]:
