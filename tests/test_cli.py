@@ -86,6 +86,20 @@ def test_score_json_no_win_rules_15_e14_must_baotou() -> None:
     assert out["caishen"] == "5m" and out["hand"] == "456m111p222333s1z"
 
 
+def test_score_rules_4_5_flip_mode_with_a_white_dragon_indicator_has_three_caishen() -> None:
+    # the indicator is a white dragon: the other three are the 财神, nothing stands in
+    flip = ["--caishen", "5z", "--rule", "caishen_mode=flip"]
+    out = run_json("score", "123456789m111p5z", "--win", "5z", "--chain", "piao", *flip)
+    assert (out["multiplier"], out["names"]["zh"]) == (4, "财飘")  # 2^(1+0+1), RULES §9.1
+    assert "only 3 财神" in run_error("score", "123456789m1p555z", "--win", "5z", *flip)
+    assert "only 0 财神 tile(s)" in run_error("score", "123456789m11p55z", "--win", "5z",
+                                             "--chain", "piao", *flip)
+    # white mode (the default with --caishen 5z) has four: the same hands are fine there
+    assert run_json("score", "123456789m1p555z", "--win", "5z")["multiplier"] == 2
+    assert run_json("score", "123456789m11p55z", "--win", "5z", "--chain", "piao",
+                    "--caishen", "5z")["multiplier"] == 4
+
+
 def test_score_json_no_win_rules_15_e15() -> None:
     out = run_json("score", "11m22m33p44s55s11z2z", "--win", "3z")
     assert (out["win"], out["multiplier"]) == (False, 0)

@@ -179,10 +179,12 @@ def parse_tile_arg(option: str, text: str) -> Tile:
 
 
 def parse_hand_arg(text: str, sizes: Sequence[int], caishen: Tile,
-                   extra: Sequence[Tile] = (), rules: Rules | None = None) -> Hand:
+                   extra: Sequence[Tile] = (), rules: Rules | None = None,
+                   copies: int | None = None) -> Hand:
     """A hand (RULES §1.2) with one of ``sizes`` tiles (kongs as 3), checked with the
-    ``extra`` tiles (the winning tile) against RULES §1.1, §4.5 and §5.3, and against
-    缺一门 (no bamboo, §3) when ``rules`` drop bamboo."""
+    ``extra`` tiles (the winning tile) against RULES §1.1, §4.5 and §5.3 (``copies``: the
+    财神 tiles in play, 3 in flip mode, 4 in white mode unless said), and against 缺一门
+    (no bamboo, §3) when ``rules`` drop bamboo."""
     try:
         hand = parse_hand(text, caishen)  # RULES §5.2–5.3 for the melds
     except TileParseError as exc:
@@ -198,7 +200,7 @@ def parse_hand_arg(text: str, sizes: Sequence[int], caishen: Tile,
     for kind, n in enumerate(counts):
         if n > 4:
             fail(f"{n} copies of {tile_name(kind)} with the winning tile (only 4 exist)")
-    if caishen != WHITE and counts[caishen] > 3:
+    if (copies if copies is not None else 4 if caishen == WHITE else 3) < counts[caishen]:
         fail(f"only 3 财神 ({tile_name(caishen)}) are in play in flip mode: the indicator "
              "is the fourth (RULES §4.5)")
     return hand
@@ -242,8 +244,10 @@ def _console() -> Console:
     return Console(highlight=False)
 
 
-def _caishen_text(caishen: Tile) -> str:
-    mode = ("white-dragon mode (白板财神)" if caishen == WHITE
+def _caishen_text(caishen: Tile, flipped_white: bool = False) -> str:
+    mode = ("flip mode (翻财神), the indicator a white dragon: the other 3 are the 财神, "
+            "nothing stands in" if flipped_white
+            else "white-dragon mode (白板财神)" if caishen == WHITE
             else "flip mode (翻财神), 白 stands in for it")
     return f"{tiles_text([caishen])} {tile_name_zh(caishen)} — {mode}"
 
@@ -273,8 +277,14 @@ def score(
     if rules.caishen_mode == "white" and cs != WHITE:  # --caishen decides the mode (§4.5)
         fail(f"--caishen {tile_name(cs)} is flip mode (翻财神), but --rule caishen_mode=white "
              "makes the white dragons the 财神: drop one of them (RULES §4.5)")
+    # RULES §4.5: flip mode whose indicator is itself a white dragon: the three other
+    # white dragons are the 财神 (scored as in white mode, but only 3 exist)
+    flipped_white = cs == WHITE and any(
+        item.partition("=")[0].strip() == "caishen_mode" for item in rule or ()
+    ) and rules.caishen_mode == "flip"
+    copies = 3 if cs != WHITE or flipped_white else 4
     win_tile = parse_tile_arg("--win", win)
-    parsed = parse_hand_arg(hand, (13,), cs, [win_tile], rules)
+    parsed = parse_hand_arg(hand, (13,), cs, [win_tile], rules, copies)
     items = [c.strip() for part in chain or () for c in part.split(",") if c.strip()]
     for item in items:
         if item not in CHAIN_ITEMS:
@@ -284,7 +294,7 @@ def score(
              "count (RULES §3, §8.4)")
     if discard and win_tile == cs:
         fail("a discard win cannot be on a 财神 (RULES §8.4)")
-    problem = None if discard else chain_problem(parsed, win_tile, cs, items)
+    problem = None if discard else chain_problem(parsed, win_tile, cs, items, copies)
     if problem:
         fail(f"--chain: {problem}")
     result = score_hand(parsed, win_tile, cs, items, rules, discard=discard)
@@ -292,16 +302,17 @@ def score(
         print_json({"hand": format_hand(parsed), "win_tile": tile_name(win_tile),
                     "caishen": tile_name(cs), **result.to_dict()})
         return
-    _show_score(parsed, win_tile, cs, result)
+    _show_score(parsed, win_tile, cs, result, flipped_white)
 
 
-def _show_score(hand: Hand, win_tile: Tile, caishen: Tile, result: HandScore) -> None:
+def _show_score(hand: Hand, win_tile: Tile, caishen: Tile, result: HandScore,
+                flipped_white: bool = False) -> None:
     out = _console()
     table = Table(show_header=False, box=None)
     table.add_row("hand", Text(f"{hand_text(hand)}   ({format_hand(hand)})"))
     table.add_row("winning tile", Text(f"{tiles_text([win_tile])} {tile_name_zh(win_tile)} "
                                        f"{tile_name_en(win_tile)}"))
-    table.add_row("财神", Text(_caishen_text(caishen)))
+    table.add_row("财神", Text(_caishen_text(caishen, flipped_white)))
     if result.pattern:
         table.add_row("result", Text(f"{result.pattern.zh}  {result.pattern.en}  "
                                      f"M = {result.multiplier}", style="bold green"))

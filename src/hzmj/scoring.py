@@ -67,14 +67,16 @@ class ChainStats:
         return cls(k, p, t, last)
 
 
-def chain_problem(hand: Hand, win_tile: Tile, caishen: Tile, chain: Sequence[str]) -> str | None:
+def chain_problem(hand: Hand, win_tile: Tile, caishen: Tile, chain: Sequence[str],
+                  copies: int | None = None) -> str | None:
     """Why ``chain`` cannot be the chain of a winner holding ``hand`` + ``win_tile``, or
     ``None`` when it can (RULES §8.2).
 
     Its kongs are the winner's own kongs, so there are no more of them than the hand's
     kong melds; its 财神 discards are 财神 tiles, so no more than there are (4 when the
-    财神 is the white dragon, 3 when it is flipped, §4.5) less the 财神 in the hand and the
-    winning tile.  For input checks (the calculator); :func:`score_hand` does not call it.
+    财神 is the white dragon, 3 when it is flipped, §4.5; ``copies`` says otherwise, e.g. 3
+    for a flipped white dragon) less the 财神 in the hand and the winning tile.  For input
+    checks (the calculator); :func:`score_hand` does not call it.
     """
     stats = ChainStats.of(chain)
     kongs = sum(m.kind.is_kong for m in hand.melds)
@@ -82,7 +84,7 @@ def chain_problem(hand: Hand, win_tile: Tile, caishen: Tile, chain: Sequence[str
         return (f"the chain has {stats.k} kong(s) but the hand shows {kongs}: a chain's "
                 "kongs are the winner's own (RULES §8.2)")
     held = sum(t == caishen for t in hand.concealed) + (win_tile == caishen)
-    left = (4 if caishen == WHITE else 3) - held
+    left = (copies if copies is not None else 4 if caishen == WHITE else 3) - held
     if stats.p > left:
         return (f"the chain has {stats.p} 财神 discard(s) (piao) but only {max(0, left)} "
                 f"财神 tile(s) are not in the hand (RULES §4.5, §8.2)")
