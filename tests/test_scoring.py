@@ -19,7 +19,7 @@ from hzmj.scoring import (
     share,
     tan_limit,
 )
-from hzmj.tiles import parse_hand, tile
+from hzmj.tiles import WHITE, parse_hand, tile
 
 
 def score(hand: str, win: str, chain: tuple[str, ...] = (), *, caishen: str = "5z",
@@ -416,3 +416,10 @@ def test_rules_8_4_10_4_no_houbanchang_chengbao_on_a_discard_win() -> None:
     assert list(settle(rules, **args).deltas) == [96, -96, 0, 0]  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="on a discard win"):
         settle(rules, **args, piao_feeders=[2])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("win_tile, caishen", [(99, WHITE), (-1, WHITE), (0, 34), (0, True)])
+def test_score_hand_refuses_a_tile_that_is_no_kind(win_tile: int, caishen: int) -> None:
+    # an IndexError (or a Python negative index) before; RULES §1.1: kinds are 0–33
+    with pytest.raises(ValueError, match="tile kind"):
+        score_hand(parse_hand("123456789m11p22s"), win_tile, caishen)

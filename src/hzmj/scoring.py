@@ -16,7 +16,7 @@ from typing import Any, Final, Literal
 
 from hzmj.hand import Reading, holds_caishen, natural_quads, readings
 from hzmj.rules import Rules
-from hzmj.tiles import WHITE, Hand, Tile
+from hzmj.tiles import NUM_KINDS, WHITE, Hand, Tile
 
 ChainItem = Literal["piao", "kong"]
 CHAIN_ITEMS: Final = ("piao", "kong")
@@ -235,8 +235,12 @@ def score_hand(
     (§7.6).  A discard win on a 财神 is no win (§5.4, §8.4: a discarded 财神 opens no
     claim); whether the room allows discard wins at all (the option, the dealer's level
     and the seats) is the engine's to check (:func:`discard_win_allowed`).  ``ValueError``
-    for a hand that does not have 13 tiles or a bad chain item.
+    for a hand that does not have 13 tiles, a bad chain item, or a ``win_tile`` or
+    ``caishen`` that is no tile kind (an ``int`` 0–33).
     """
+    for name, kind in (("win_tile", win_tile), ("caishen", caishen)):
+        if not isinstance(kind, int) or isinstance(kind, bool) or not 0 <= kind < NUM_KINDS:
+            raise ValueError(f"{name} must be a tile kind 0–33, got {kind!r}")
     rules = rules or Rules()
     stats = ChainStats() if discard else ChainStats.of(chain)
     if discard:
