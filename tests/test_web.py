@@ -1061,6 +1061,34 @@ def test_landscape_phone_keeps_the_hand_on_screen_and_a_dropped_network_shows(
     sync_api.expect(page.locator(".own .discards .tile")).to_have_count(discards + 1)
 
 
+HINTS_SEEN = """() => {
+  const panel = document.querySelector('.hint-panel');
+  const own = document.querySelector('.own-area');
+  if (!panel || !own || !panel.childElementCount) return null;
+  const p = panel.getBoundingClientRect();
+  return [p.top, p.bottom, own.getBoundingClientRect().top, panel.scrollHeight - panel.clientHeight];
+}"""
+
+
+def test_landscape_phone_shows_the_hints_it_was_asked_for(server: _Server, page_at: Any) -> None:
+    """844×390: 提示 and a tap on a tile filled the hint panel under your area (stuck to
+    the screen's foot over the centre): the suggestion and the waits were never seen; and
+    its one row cut off what a discard leaves (打出 三萬 → and nothing)."""
+    page = page_at(844, 390)
+    create_room_with_bots(page, server.base, 3, numbers={"turn_seconds": 90})
+    page.wait_for_selector(".hand-tile.playable", timeout=60000)
+    for press in ("button.suggest", ".hand .hand-tile >> nth=2"):
+        page.evaluate("window.scrollTo(0, 0)")
+        page.locator(press).click()
+        page.wait_for_function(HINTS_SEEN, timeout=5000)
+        page.wait_for_timeout(100)
+        top, bottom, own_top, clipped = page.evaluate(HINTS_SEEN)
+        assert top >= 0 and bottom <= own_top + 1, (press, top, bottom, own_top)
+        assert clipped <= 1, (press, clipped)  # one row cut off what followed the →
+    sync_api.expect(page.locator(".hint-panel .suggestion")).to_be_in_viewport()
+    shot(page, "ux-landscape-hints.png")
+
+
 def test_sound_icon_one_banner_at_a_time_and_the_tables_words(
         server: _Server, page_at: Any) -> None:
     """The sound switch is drawn (the 🔊 emoji was a box where no emoji font is installed);

@@ -326,6 +326,7 @@ export class RoomPage {
     this.send({ type: "action", state_id: this.prompt.state_id, action });
     this.prompt = null;
     this.suggestion = null;
+    this.revealHints = false;
     this.selected = null;
     this.hover = null;
     this.render();
@@ -347,6 +348,7 @@ export class RoomPage {
     this.root.querySelectorAll(".hand-tile").forEach((n) => {
       n.classList.toggle("selected", Number(n.dataset.index) === i);
     });
+    this.revealHints = true;
     this.renderHintPanel();
   }
 
@@ -401,6 +403,7 @@ export class RoomPage {
     }
     this.suggestion = this.hints?.suggestion || null;
     if (!this.suggestion) this.fetchHints();
+    this.revealHints = true;
     this.render();
   }
 
@@ -745,6 +748,19 @@ export class RoomPage {
       parts.push(h("span.hint-tile", {}, tileLabel(this.hover, getLang())));
     }
     panel.replaceChildren(...parts);
+    if (this.revealHints && parts.length) {
+      this.revealHints = false;
+      this.scrollOutFromUnder(panel);
+    }
+  }
+
+  /** A landscape phone keeps your area at the screen's foot, over the centre: a tap on a
+   * tile or on 提示 filled the hint panel unseen under it. Scroll it out (the hand stays). */
+  scrollOutFromUnder(panel) {
+    const own = this.root.querySelector(".own-area");
+    if (!own || getComputedStyle(own.parentElement).position !== "sticky") return;
+    const covered = panel.getBoundingClientRect().bottom - own.getBoundingClientRect().top + 4;
+    if (covered > 0) window.scrollBy(0, covered);
   }
 }
 
