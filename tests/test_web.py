@@ -359,6 +359,9 @@ def test_pong_through_the_claim_bar_then_reload_restores_the_seat(
     sync_api.expect(page.locator(f'.claim-pong .claim-tiles .tile[data-tile="{offered}"]')
                     ).to_have_count(1)
     sync_api.expect(page.locator(".claim-clock")).to_contain_text("秒")
+    # the clock on one line (the bar squeezed it to "3" over "秒")
+    clock = page.locator(".claim-clock").bounding_box()
+    assert clock and clock["height"] < 30, clock
     assert no_horizontal_scroll(page), "table with the claim bar scrolls sideways at 390 px"
     # on a phone the buttons are on screen without scrolling: the window lasts
     # claim_seconds (they were below the fold, under the hand)
@@ -1073,7 +1076,8 @@ HINTS_SEEN = """() => {
 def test_landscape_phone_shows_the_hints_it_was_asked_for(server: _Server, page_at: Any) -> None:
     """844×390: 提示 and a tap on a tile filled the hint panel under your area (stuck to
     the screen's foot over the centre): the suggestion and the waits were never seen; and
-    its one row cut off what a discard leaves (打出 三萬 → and nothing)."""
+    its one row cut off what a discard leaves (打出 三萬 → and nothing).  战绩 in hand 1
+    says why it is empty."""
     page = page_at(844, 390)
     create_room_with_bots(page, server.base, 3, numbers={"turn_seconds": 90})
     page.wait_for_selector(".hand-tile.playable", timeout=60000)
@@ -1087,6 +1091,10 @@ def test_landscape_phone_shows_the_hints_it_was_asked_for(server: _Server, page_
         assert clipped <= 1, (press, clipped)  # one row cut off what followed the →
     sync_api.expect(page.locator(".hint-panel .suggestion")).to_be_in_viewport()
     shot(page, "ux-landscape-hints.png")
+    # 战绩 before any hand has ended says why it is empty (it showed a lone "—")
+    page.locator("button.history-btn").click()
+    sync_api.expect(page.locator("dialog.modal .history-empty")).to_have_text(
+        "还没有打完的局：每局结束后，这里列出各家得失")
 
 
 def test_sound_icon_one_banner_at_a_time_and_the_tables_words(

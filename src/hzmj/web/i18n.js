@@ -259,6 +259,8 @@ const STRINGS = {
     "Press Ready to tell the owner you are set; the owner starts once every seat is filled."],
   seats_to_fill: ["还有 {0} 个空位", "Seats to fill: {0}"],
   running_total: ["累计", "total"],
+  history_empty: ["还没有打完的局：每局结束后，这里列出各家得失",
+    "No hand has ended yet: each hand's scores show here once it ends"],
   history_cell_help: ["大字：本局得失；小字：累计总分", "Large: this hand's change; small: the running total"],
   your_turn_help: ["轮到你出牌：点一张牌选中，再点一次打出（或双击；键盘 ←→ 选牌、Enter 打出）；长按或悬停一张牌，看打出它之后听什么",
     "Your turn: tap a tile, tap it again to discard (or double-click; keyboard ←→ then Enter); press and hold, or hover, a tile to see what you would wait on without it"],

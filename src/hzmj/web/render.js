@@ -433,7 +433,7 @@ export function settlementElement(current, he, names) {
 
 /** 战绩: one row per finished hand — result, each seat's change and running total. */
 export function historyElement(history, names, n) {
-  if (!history?.length) return h("p", {}, "—");
+  if (!history?.length) return h("p.history-empty", {}, t("history_empty"));
   const head = h("tr", {}, h("th", {}, t("hand_col")), h("th", {}, t("result_col")),
     Array.from({ length: n }, (_, i) => h("th", {}, seatLabel(names, i))));
   const total = t("running_total");
