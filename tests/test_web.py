@@ -336,6 +336,13 @@ def test_lobby_bots_and_a_whole_hand_to_the_settlement(server: _Server, page_at:
     sync_api.expect(dialog.locator(".result")).to_contain_text("号位")
     sync_api.expect(dialog.locator("a.rule-ref").first).to_have_attribute("href", "/rules?lang=zh#s9.1")
     shot(page, "settlement.png")
+    # Esc closes it for good (it stayed in the page as the open dialog, and the keyboard
+    # played no tile after it); the gate bar opens it again
+    page.keyboard.press("Escape")
+    sync_api.expect(page.locator("dialog.modal")).to_have_count(0)
+    page.locator(".gate-bar button.show-settlement").click()
+    sync_api.expect(dialog.locator(".settlement")).to_be_visible()
+    sync_api.expect(page.locator("dialog.modal")).to_have_count(1)
     dialog.locator("button").click()
     sync_api.expect(page.locator("dialog.modal")).to_have_count(0)
 

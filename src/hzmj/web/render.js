@@ -465,7 +465,7 @@ export function finalElement(me, names) {
 }
 
 /** A modal dialog; returns {close}. */
-export function dialog(title, body, buttons) {
+export function dialog(title, body, buttons, onDismiss = null) {
   const node = h("dialog.modal", { "aria-label": title },
     h("h2", {}, title), body,
     h("div.buttons", {}, buttons.map(([label, fn]) => h("button", {
@@ -475,6 +475,12 @@ export function dialog(title, body, buttons) {
         fn?.();
       },
     }, label))));
+  // Esc closes it as no button does: gone from the page too, and whoever waits told (a
+  // settlement closed by Esc stayed the open one, and the keyboard played no more tiles)
+  node.addEventListener("cancel", () => {
+    node.remove();
+    onDismiss?.();
+  });
   document.body.append(node);
   node.showModal();
   return { node, close: () => { node.close(); node.remove(); } };

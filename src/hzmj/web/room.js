@@ -315,7 +315,7 @@ export class RoomPage {
       this.nextDialog();
     };
     this.openDialog = dialog(d.title, d.body(), [
-      ...d.extra.map(([label, fn]) => [label, done(fn)]), [d.label, done(d.after)]]);
+      ...d.extra.map(([label, fn]) => [label, done(fn)]), [d.label, done(d.after)]], done(null));
     this.openDialog.kind = d.kind;
   }
 
