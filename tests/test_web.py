@@ -646,6 +646,21 @@ def test_auto_play_to_the_final_table_then_the_replay_and_its_review(
     shot(page, "replay.png")
     check_review_box(page, fast_server.base, room_id)
     check_moves_made_for_the_player(page, fast_server.base, room_id, record)
+    check_replay_buttons_on_a_touch_screen(page.context.browser, f"{fast_server.base}/replay/{room_id}")
+
+
+def check_replay_buttons_on_a_touch_screen(browser: Any, url: str) -> None:
+    """A phone's finger meets the replay's step buttons « ◀ ▶ » (32 px wide) ≥ 40 px."""
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
+                              is_mobile=True)
+    try:
+        page = ctx.new_page()
+        page.goto(url)
+        page.wait_for_selector(".replay-controls button.first")
+        steps = page.evaluate(SIZES, ".replay-controls button")
+        assert len(steps) >= 5 and min(min(w, hgt) for _, w, hgt in steps) >= 40, steps
+    finally:
+        ctx.close()
 
 
 def check_moves_made_for_the_player(page: Any, base: str, room_id: str,
@@ -1154,6 +1169,12 @@ def test_sound_icon_one_banner_at_a_time_and_the_tables_words(
 TARGETS = """(selector) => [...document.querySelectorAll(selector)]
   .filter((n) => n.getBoundingClientRect().width > 0)
   .map((n) => [n.className || n.tagName, Math.round(n.getBoundingClientRect().height)])"""
+
+
+SIZES = """(selector) => [...document.querySelectorAll(selector)]
+  .filter((n) => n.getBoundingClientRect().width > 0)
+  .map((n) => { const r = n.getBoundingClientRect();
+                return [n.className, Math.round(r.width), Math.round(r.height)]; })"""
 
 
 def test_touch_targets_on_a_phone_are_at_least_40px(server: _Server, browser: Any) -> None:
