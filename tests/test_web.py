@@ -524,6 +524,14 @@ def test_rule_links_open_the_book_in_the_ui_language_and_it_switches_at_the_same
     page.click("button.lang")
     sync_api.expect(option).to_have_attribute("href", "/rules?lang=en#s6.5")
     sync_api.expect(page.locator("a.rules-nav")).to_have_attribute("href", "/rules?lang=en")
+    # the book's contents: every § section, one tap away (the long page had no list)
+    rules.goto(server.base + "/rules?lang=zh")
+    contents = rules.locator("nav.contents li a")
+    sync_api.expect(contents).to_have_count(rules.locator("main.rulebook > h2[id]").count())
+    sync_api.expect(contents.nth(8)).to_have_text("§9 番数 M")
+    contents.nth(8).click()
+    rules.wait_for_url("**#s9")
+    sync_api.expect(rules.locator("h2#s9")).to_be_in_viewport()
 
 
 def test_white_dragon_stand_in_shows_what_it_plays_as(server: _Server, page_at: Any) -> None:
