@@ -1186,8 +1186,8 @@ SIZES = """(selector) => [...document.querySelectorAll(selector)]
 
 
 def test_touch_targets_on_a_phone_are_at_least_40px(server: _Server, browser: Any) -> None:
-    """On a touch screen the lobby's fields and buttons, the header's links and switches
-    and the table's toolbar (托管, 提示, 战绩, 快捷语, 离开) are ≥ 40 px tall (17–32 px)."""
+    """On a touch screen the lobby's fields and buttons, its 高级 and the § link beside
+    each option (21 and 16 px), the header's links and switches and the table's toolbar (托管, 提示, 战绩, 快捷语, 离开) are ≥ 40 px tall (17–32 px)."""
     ctx = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
                               is_mobile=True, device_scale_factor=2)
     try:
@@ -1197,7 +1197,7 @@ def test_touch_targets_on_a_phone_are_at_least_40px(server: _Server, browser: An
         page.wait_for_selector("form.create button")  # the lobby is drawn by a module
         lobby = page.evaluate(TARGETS, "form.create button, form.create select, "
                               "form.create input:not([type=checkbox]), header button, "
-                              "header a:not(.home)")
+                              "header a:not(.home), form.create summary, .field a.rule-ref")
         assert lobby and min(hgt for _, hgt in lobby) >= 40, lobby
         create_room_with_bots(page, server.base, 3)
         page.wait_for_selector(".toolbar label.auto")
