@@ -1127,6 +1127,25 @@ def test_landscape_phone_shows_the_hints_it_was_asked_for(server: _Server, page_
         "还没有打完的局：每局结束后，这里列出各家得失")
 
 
+def test_phrases_menu_stays_open_while_the_table_moves(server: _Server, page_at: Any) -> None:
+    """快捷语 opened and the table re-rendered (a prompt, a claim, your own discard): the
+    menu shut under the finger before a phrase could be chosen.  It stays open until a
+    phrase is sent, and the phrase shows."""
+    page = page_at(1280, 800)
+    create_room_with_bots(page, server.base, 3, numbers={"turn_seconds": 90})
+    page.wait_for_selector(".hand-tile.playable", timeout=60000)
+    page.click("details.phrases summary")
+    menu = page.locator("details.phrases")
+    sync_api.expect(menu).to_have_attribute("open", "")
+    page.evaluate("document.querySelector('.toolbar').dataset.old = '1'")
+    assert discard_drawn(page)
+    page.wait_for_selector(".toolbar:not([data-old])", state="attached")
+    sync_api.expect(menu).to_have_attribute("open", "")
+    page.locator("button.phrase").nth(1).click()
+    sync_api.expect(page.locator(".phrase-bubble")).to_contain_text("Alice: 好牌！")
+    sync_api.expect(menu).not_to_have_attribute("open", "")
+
+
 def test_sound_icon_one_banner_at_a_time_and_the_tables_words(
         server: _Server, page_at: Any) -> None:
     """The sound switch is drawn (the 🔊 emoji was a box where no emoji font is installed);

@@ -549,7 +549,10 @@ export class RoomPage {
     const typing = this.root.querySelector("#seat-name");
     const focused = typing && document.activeElement === typing;
     const caret = focused ? [typing.selectionStart, typing.selectionEnd] : null;
+    // nor close the 快捷语 menu a player is choosing from (it shut at the next prompt)
+    const phrasesOpen = this.root.querySelector("details.phrases")?.open;
     this.root.replaceChildren(open ? this.waitingRoom(typing?.value) : this.table());
+    if (phrasesOpen) this.root.querySelector("details.phrases")?.setAttribute("open", "");
     if (this.toTop && this.board) {
       window.scrollTo(0, 0);
       this.toTop = false;
