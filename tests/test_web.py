@@ -1146,6 +1146,21 @@ def test_phrases_menu_stays_open_while_the_table_moves(server: _Server, page_at:
     sync_api.expect(menu).not_to_have_attribute("open", "")
 
 
+def test_one_point_is_one_pt_in_english(server: _Server, page_at: Any) -> None:
+    """Seat panels, payments and the final table read "1 pts" in English: the unit
+    the page writes after a score."""
+    page = page_at(390, 844)
+    page.goto(server.base + "/")
+    page.wait_for_selector("form.create button")
+    said = page.evaluate("""async () => {
+      const i18n = await import('/static/i18n.js');
+      const zh = [1, 2].map(i18n.pointsText);
+      i18n.setLang('en');
+      return [...zh, ...[1, -1, 0, 2, -3].map(i18n.pointsText)];
+    }""")
+    assert said == ["1 分", "2 分", "1 pt", "-1 pt", "0 pts", "2 pts", "-3 pts"], said
+
+
 def test_sound_icon_one_banner_at_a_time_and_the_tables_words(
         server: _Server, page_at: Any) -> None:
     """The sound switch is drawn (the 🔊 emoji was a box where no emoji font is installed);

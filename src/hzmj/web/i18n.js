@@ -87,6 +87,7 @@ const STRINGS = {
   pays: ["{0} → {1}", "{0} → {1}"],
   no_payments: ["无人支付", "Nobody pays"],
   points: ["分", "pts"],
+  point: ["分", "pt"],
   delta: ["得失", "Change"],
   next_hand: ["下一局", "Next hand"],
   final: ["终局", "Final table"],
@@ -329,6 +330,11 @@ export function t(key, ...args) {
     text = text.replace(`{${i}}`, a);
   });
   return text;
+}
+
+/** A score with its unit: "3 分", "3 pts", "-1 pt" (it read "1 pts"). */
+export function pointsText(n) {
+  return `${n} ${t(Math.abs(n) === 1 ? "point" : "points")}`;
 }
 
 /** A game term: Chinese always, with the English in parentheses in English mode. */
