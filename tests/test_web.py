@@ -1245,7 +1245,7 @@ def test_touch_targets_on_a_phone_are_at_least_40px(server: _Server, browser: An
 
 def test_waiting_room_tells_the_owner_to_start(server: _Server, page_at: Any) -> None:
     """Every seat filled: the owner reads "press Start" (it read 等待开始…, as if someone
-    else would); an empty leaderboard has no "1." in front of "no ratings yet"."""
+    else would) and 开始 stands out from 离开; an empty leaderboard has no "1." in front of "no ratings yet"."""
     page = page_at(1280, 800)
     page.goto(server.base + "/")
     empty = page.locator("ol.leaderboard li.empty")
@@ -1260,6 +1260,10 @@ def test_waiting_room_tells_the_owner_to_start(server: _Server, page_at: Any) ->
         sync_api.expect(page.locator("button.add-bot")).to_have_count(left)
     sync_api.expect(page.locator(".buttons .note")).to_have_text("座位已坐满：点“开始”开局")
     sync_api.expect(page.locator("button.start")).to_be_enabled()
+    # and 开始 stands out from 离开 beside it (the two looked the same)
+    look = "n => [getComputedStyle(n).fontWeight, getComputedStyle(n).backgroundColor]"
+    start, leave = (page.locator(f".buttons button.{b}").evaluate(look) for b in ("start", "leave"))
+    assert start[0] == "700" and start[1] != leave[1], (start, leave)
     shot(page, "ux-waiting-full.png")
 
 
