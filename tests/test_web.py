@@ -406,6 +406,9 @@ def test_pong_through_the_claim_bar_then_reload_restores_the_seat(
     listed = page.locator("dialog.modal .log-list li")
     sync_api.expect(listed.last).to_have_text(lines[-1])
     assert listed.count() >= 3 and listed.first.inner_text().startswith("第")  # hand_start
+    # a sheet at the screen's foot, however short (it floated mid-screen)
+    sheet = page.locator("dialog.modal").bounding_box()
+    assert sheet and abs(sheet["y"] + sheet["height"] - 844) <= 1, sheet
     shot(page, "table-390-log.png")
     page.locator("dialog.modal .buttons button").click()
     sync_api.expect(page.locator("dialog.modal")).to_have_count(0)
