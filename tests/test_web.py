@@ -661,7 +661,8 @@ def test_auto_play_to_the_final_table_then_the_replay_and_its_review(
 
 
 def check_replay_buttons_on_a_touch_screen(browser: Any, url: str) -> None:
-    """A phone's finger meets the replay's step buttons « ◀ ▶ » (32 px wide) ≥ 40 px."""
+    """A phone's finger meets the replay's step buttons « ◀ ▶ » (32 px wide) ≥ 40 px, and
+    they stay on screen however far down the page is read."""
     ctx = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
                               is_mobile=True)
     try:
@@ -670,6 +671,16 @@ def check_replay_buttons_on_a_touch_screen(browser: Any, url: str) -> None:
         page.wait_for_selector(".replay-controls button.first")
         steps = page.evaluate(SIZES, ".replay-controls button")
         assert len(steps) >= 5 and min(min(w, hgt) for _, w, hgt in steps) >= 40, steps
+        # and they stay on screen below the fold (a landscape phone scrolled up for each
+        # step and back down to the hands)
+        page.set_viewport_size({"width": 844, "height": 390})
+        page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+        page.wait_for_function("scrollY > 300")
+        for button in ("first", "prev", "next", "last"):
+            sync_api.expect(page.locator(f".replay-controls button.{button}")).to_be_in_viewport(
+                ratio=1)
+        page.locator(".replay-controls button.next").click()
+        sync_api.expect(page.locator(".step-no")).to_contain_text("步 2 /")
     finally:
         ctx.close()
 
