@@ -1175,6 +1175,21 @@ def test_one_point_is_one_pt_in_english(server: _Server, page_at: Any) -> None:
     assert said == ["1 分", "2 分", "1 pt", "-1 pt", "0 pts", "2 pts", "-3 pts"], said
 
 
+def test_a_reload_keeps_the_turns_clock(server: _Server, page_at: Any) -> None:
+    """A reload in your turn showed 出牌中 with no seconds (the clock of the seat in turn
+    came only with the next turn): the seat's clock chip is back with the snapshot."""
+    page = page_at(390, 844)
+    create_room_with_bots(page, server.base, 3, numbers={"turn_seconds": 90})
+    page.wait_for_selector(".hand-tile.playable", timeout=60000)
+    chip = page.locator(".own-area .seat-clock")
+    sync_api.expect(chip).to_contain_text("秒")
+    page.reload()
+    page.wait_for_selector(".hand-tile.playable")
+    sync_api.expect(chip).to_contain_text("秒")
+    seconds = int(chip.inner_text().rstrip("秒"))
+    assert 30 < seconds <= 90, seconds
+
+
 def test_sound_icon_one_banner_at_a_time_and_the_tables_words(
         server: _Server, page_at: Any) -> None:
     """The sound switch is drawn (the 🔊 emoji was a box where no emoji font is installed);
