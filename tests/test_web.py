@@ -1190,6 +1190,37 @@ def test_a_reload_keeps_the_turns_clock(server: _Server, page_at: Any) -> None:
     assert 30 < seconds <= 90, seconds
 
 
+def test_a_finished_rooms_link_leads_to_its_replay(tmp_path: Path, page_at: Any) -> None:
+    """A match over and its room gone from memory (finished_grace): the room's link, or a
+    reload of the table, said 找不到房间 (no such room); it says the match is over and
+    links to the replay.  Points mode at base score 40: a win or two ends the match."""
+    seed = find_seed("win", 45, stop_at_pong=False)
+    with _Server(tmp_path, bot_delay=0.05, finished_grace=0.5, sweep_every=0.2) as srv:
+        page = page_at(390, 844)
+        room_id = create_room_with_bots(page, srv.base, seed, options={
+            "match_mode": '"points"', "start_points": "40"}, numbers={"base_score": 40})
+        final = page.locator("dialog.modal table.final")
+        deadline = time.time() + 180
+        while not final.count() and time.time() < deadline:
+            play_until(page, "dialog.modal .settlement, dialog.modal table.final", 90,
+                       keyboard=False, app=srv.app, room_id=room_id)
+            if not final.count():
+                try:  # 继续, or 终局 when the match is over
+                    page.locator("dialog.modal .buttons button").last.click(timeout=2000)
+                except sync_api.Error:
+                    pass
+                page.wait_for_timeout(300)
+        sync_api.expect(final).to_be_visible()
+        deadline = time.time() + 10
+        while room_id in srv.app.state.lobby.rooms and time.time() < deadline:
+            time.sleep(0.1)
+        page.reload()
+        sync_api.expect(page.locator("main.unknown-room h2")).to_have_text("这局已经打完了")
+        page.locator("a.replay-link").click()
+        page.wait_for_url(f"**/replay/{room_id}")
+        sync_api.expect(page.locator(".replay-controls button.first")).to_be_visible()
+
+
 def test_sound_icon_one_banner_at_a_time_and_the_tables_words(
         server: _Server, page_at: Any) -> None:
     """The sound switch is drawn (the 🔊 emoji was a box where no emoji font is installed);

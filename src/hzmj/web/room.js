@@ -540,8 +540,13 @@ export class RoomPage {
 
   render() {
     if (this.unknown) {
-      this.root.replaceChildren(h("main.unknown-room", {}, h("h2", {}, t("room_unknown_title")),
-        h("p", {}, t("room_unknown", this.roomId)), h("p", {}, h("a.button", { href: "/" }, t("back_lobby")))));
+      // a finished match no longer at a table (it read "no such room"): its replay
+      const over = this.room?.status === "over";
+      this.root.replaceChildren(h("main.unknown-room", {},
+        h("h2", {}, t(over ? "room_over_title" : "room_unknown_title")),
+        h("p", {}, t(over ? "room_over" : "room_unknown", this.roomId)),
+        h("p", {}, over ? [h("a.button.replay-link", { href: `/replay/${this.roomId}` }, t("replay")), " "]
+          : null, h("a.button", { href: "/" }, t("back_lobby")))));
       return;
     }
     const open = !this.board && (!this.room || this.room.status === "open");
