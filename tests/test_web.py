@@ -1193,7 +1193,8 @@ def test_a_reload_keeps_the_turns_clock(server: _Server, page_at: Any) -> None:
 def test_a_finished_rooms_link_leads_to_its_replay(tmp_path: Path, page_at: Any) -> None:
     """A match over and its room gone from memory (finished_grace): the room's link, or a
     reload of the table, said 找不到房间 (no such room); it says the match is over and
-    links to the replay.  Points mode at base score 40: a win or two ends the match."""
+    links to the replay.  Before that, the final table closed is one button away.  Points
+    mode at base score 40: a win or two ends the match."""
     seed = find_seed("win", 45, stop_at_pong=False)
     with _Server(tmp_path, bot_delay=0.05, finished_grace=0.5, sweep_every=0.2) as srv:
         page = page_at(390, 844)
@@ -1211,6 +1212,12 @@ def test_a_finished_rooms_link_leads_to_its_replay(tmp_path: Path, page_at: Any)
                     pass
                 page.wait_for_timeout(300)
         sync_api.expect(final).to_be_visible()
+        # closed, the final table is one button away (nothing on the table showed it)
+        page.locator("dialog.modal .buttons button", has_text="关闭").click()
+        sync_api.expect(final).to_have_count(0)
+        page.locator(".toolbar button.final-btn").click()
+        sync_api.expect(final.locator("tbody tr")).to_have_count(4)
+        page.locator("dialog.modal .buttons button", has_text="关闭").click()
         deadline = time.time() + 10
         while room_id in srv.app.state.lobby.rooms and time.time() < deadline:
             time.sleep(0.1)

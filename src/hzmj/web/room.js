@@ -227,13 +227,24 @@ export class RoomPage {
       this.queueDialog("settlement", t("settlement"),
         () => this.settlementBody(he), t("ready"), () => this.ready());
     } else if (e.type === "match_end") {
-      const board = this.board;
-      this.queueDialog("final", t("final"), () => h("div", {}, finalElement(e, this.names),
-        h("h3", {}, t("history")), historyElement(board.history, this.names, board.n)),
-      t("back_lobby"), () => { location.href = "/"; },
-      [[t("replay"), () => { location.href = `/replay/${this.roomId}`; }], [t("close")]]);
+      this.finalEvent = e;
+      this.queueDialog("final", t("final"), () => this.finalBody(), t("back_lobby"),
+        () => { location.href = "/"; },
+        [[t("replay"), () => { location.href = `/replay/${this.roomId}`; }], [t("close")]]);
     }
     if (e.type === "hand_start") this.hints = null;
+  }
+
+  /** The final table and every hand's scores. */
+  finalBody() {
+    const b = this.board;
+    return h("div", {}, finalElement(this.finalEvent, this.names),
+      h("h3", {}, t("history")), historyElement(b.history, this.names, b.n));
+  }
+
+  /** The final table again, once its dialog was closed (nothing on the table showed it). */
+  showFinal() {
+    dialog(t("final"), this.finalBody(), [[t("close")]]);
   }
 
   /** The settlement, with the gate's countdown and who is ready (RULES §8.7). */
@@ -697,6 +708,8 @@ export class RoomPage {
         h("div.phrase-menu", {}, PHRASES.map((_, i) => h("button.phrase", { onclick: () => this.sendPhrase(i) },
           phraseText(i))))) : null,
       spectators ? h("span.spectator-count", {}, t("spectators", spectators)) : null,
+      b.over && this.finalEvent ? h("button.final-btn", { onclick: () => this.showFinal() }, t("final"))
+        : null,
       b.over ? h("a", { href: `/replay/${this.roomId}` }, t("replay")) : null,
       seated ? h("button.leave", { onclick: () => this.leave() }, t("leave")) : null);
     // a real table: you at the bottom, 下家 on the right, 对家 at the top, 上家 on the left
