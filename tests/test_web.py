@@ -336,6 +336,13 @@ def test_lobby_bots_and_a_whole_hand_to_the_settlement(server: _Server, page_at:
     sync_api.expect(dialog.locator(".result")).to_contain_text("号位")
     sync_api.expect(dialog.locator("a.rule-ref").first).to_have_attribute("href", "/rules?lang=zh#s9.1")
     shot(page, "settlement.png")
+    # Esc closes it for good (it stayed in the page as the open dialog, and the keyboard
+    # played no tile after it); the gate bar opens it again
+    page.keyboard.press("Escape")
+    sync_api.expect(page.locator("dialog.modal")).to_have_count(0)
+    page.locator(".gate-bar button.show-settlement").click()
+    sync_api.expect(dialog.locator(".settlement")).to_be_visible()
+    sync_api.expect(page.locator("dialog.modal")).to_have_count(1)
     dialog.locator("button").click()
     sync_api.expect(page.locator("dialog.modal")).to_have_count(0)
 
@@ -359,6 +366,9 @@ def test_pong_through_the_claim_bar_then_reload_restores_the_seat(
     sync_api.expect(page.locator(f'.claim-pong .claim-tiles .tile[data-tile="{offered}"]')
                     ).to_have_count(1)
     sync_api.expect(page.locator(".claim-clock")).to_contain_text("秒")
+    # the clock on one line (the bar squeezed it to "3" over "秒")
+    clock = page.locator(".claim-clock").bounding_box()
+    assert clock and clock["height"] < 30, clock
     assert no_horizontal_scroll(page), "table with the claim bar scrolls sideways at 390 px"
     # on a phone the buttons are on screen without scrolling: the window lasts
     # claim_seconds (they were below the fold, under the hand)
@@ -396,6 +406,9 @@ def test_pong_through_the_claim_bar_then_reload_restores_the_seat(
     listed = page.locator("dialog.modal .log-list li")
     sync_api.expect(listed.last).to_have_text(lines[-1])
     assert listed.count() >= 3 and listed.first.inner_text().startswith("第")  # hand_start
+    # a sheet at the screen's foot, however short (it floated mid-screen)
+    sheet = page.locator("dialog.modal").bounding_box()
+    assert sheet and abs(sheet["y"] + sheet["height"] - 844) <= 1, sheet
     shot(page, "table-390-log.png")
     page.locator("dialog.modal .buttons button").click()
     sync_api.expect(page.locator("dialog.modal")).to_have_count(0)
@@ -514,6 +527,14 @@ def test_rule_links_open_the_book_in_the_ui_language_and_it_switches_at_the_same
     page.click("button.lang")
     sync_api.expect(option).to_have_attribute("href", "/rules?lang=en#s6.5")
     sync_api.expect(page.locator("a.rules-nav")).to_have_attribute("href", "/rules?lang=en")
+    # the book's contents: every § section, one tap away (the long page had no list)
+    rules.goto(server.base + "/rules?lang=zh")
+    contents = rules.locator("nav.contents li a")
+    sync_api.expect(contents).to_have_count(rules.locator("main.rulebook > h2[id]").count())
+    sync_api.expect(contents.nth(8)).to_have_text("§9 番数 M")
+    contents.nth(8).click()
+    rules.wait_for_url("**#s9")
+    sync_api.expect(rules.locator("h2#s9")).to_be_in_viewport()
 
 
 def test_white_dragon_stand_in_shows_what_it_plays_as(server: _Server, page_at: Any) -> None:
@@ -636,6 +657,32 @@ def test_auto_play_to_the_final_table_then_the_replay_and_its_review(
     shot(page, "replay.png")
     check_review_box(page, fast_server.base, room_id)
     check_moves_made_for_the_player(page, fast_server.base, room_id, record)
+    check_replay_buttons_on_a_touch_screen(page.context.browser, f"{fast_server.base}/replay/{room_id}")
+
+
+def check_replay_buttons_on_a_touch_screen(browser: Any, url: str) -> None:
+    """A phone's finger meets the replay's step buttons « ◀ ▶ » (32 px wide) ≥ 40 px, and
+    they stay on screen however far down the page is read."""
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
+                              is_mobile=True)
+    try:
+        page = ctx.new_page()
+        page.goto(url)
+        page.wait_for_selector(".replay-controls button.first")
+        steps = page.evaluate(SIZES, ".replay-controls button")
+        assert len(steps) >= 5 and min(min(w, hgt) for _, w, hgt in steps) >= 40, steps
+        # and they stay on screen below the fold (a landscape phone scrolled up for each
+        # step and back down to the hands)
+        page.set_viewport_size({"width": 844, "height": 390})
+        page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+        page.wait_for_function("scrollY > 300")
+        for button in ("first", "prev", "next", "last"):
+            sync_api.expect(page.locator(f".replay-controls button.{button}")).to_be_in_viewport(
+                ratio=1)
+        page.locator(".replay-controls button.next").click()
+        sync_api.expect(page.locator(".step-no")).to_contain_text("步 2 /")
+    finally:
+        ctx.close()
 
 
 def check_moves_made_for_the_player(page: Any, base: str, room_id: str,
@@ -1067,6 +1114,126 @@ def test_landscape_phone_keeps_the_hand_on_screen_and_a_dropped_network_shows(
     sync_api.expect(page.locator(".own .discards .tile")).to_have_count(discards + 1)
 
 
+HINTS_SEEN = """() => {
+  const panel = document.querySelector('.hint-panel');
+  const own = document.querySelector('.own-area');
+  if (!panel || !own || !panel.childElementCount) return null;
+  const p = panel.getBoundingClientRect();
+  return [p.top, p.bottom, own.getBoundingClientRect().top, panel.scrollHeight - panel.clientHeight];
+}"""
+
+
+def test_landscape_phone_shows_the_hints_it_was_asked_for(server: _Server, page_at: Any) -> None:
+    """844×390: 提示 and a tap on a tile filled the hint panel under your area (stuck to
+    the screen's foot over the centre): the suggestion and the waits were never seen; and
+    its one row cut off what a discard leaves (打出 三萬 → and nothing).  战绩 in hand 1
+    says why it is empty."""
+    page = page_at(844, 390)
+    create_room_with_bots(page, server.base, 3, numbers={"turn_seconds": 90})
+    page.wait_for_selector(".hand-tile.playable", timeout=60000)
+    for press in ("button.suggest", ".hand .hand-tile >> nth=2"):
+        page.evaluate("window.scrollTo(0, 0)")
+        page.locator(press).click()
+        page.wait_for_function(HINTS_SEEN, timeout=5000)
+        page.wait_for_timeout(100)
+        top, bottom, own_top, clipped = page.evaluate(HINTS_SEEN)
+        assert top >= 0 and bottom <= own_top + 1, (press, top, bottom, own_top)
+        assert clipped <= 1, (press, clipped)  # one row cut off what followed the →
+    sync_api.expect(page.locator(".hint-panel .suggestion")).to_be_in_viewport()
+    shot(page, "ux-landscape-hints.png")
+    # 战绩 before any hand has ended says why it is empty (it showed a lone "—")
+    page.locator("button.history-btn").click()
+    sync_api.expect(page.locator("dialog.modal .history-empty")).to_have_text(
+        "还没有打完的局：每局结束后，这里列出各家得失")
+
+
+def test_phrases_menu_stays_open_while_the_table_moves(server: _Server, page_at: Any) -> None:
+    """快捷语 opened and the table re-rendered (a prompt, a claim, your own discard): the
+    menu shut under the finger before a phrase could be chosen.  It stays open until a
+    phrase is sent, and the phrase shows."""
+    page = page_at(1280, 800)
+    create_room_with_bots(page, server.base, 3, numbers={"turn_seconds": 90})
+    page.wait_for_selector(".hand-tile.playable", timeout=60000)
+    page.click("details.phrases summary")
+    menu = page.locator("details.phrases")
+    sync_api.expect(menu).to_have_attribute("open", "")
+    page.evaluate("document.querySelector('.toolbar').dataset.old = '1'")
+    assert discard_drawn(page)
+    page.wait_for_selector(".toolbar:not([data-old])", state="attached")
+    sync_api.expect(menu).to_have_attribute("open", "")
+    page.locator("button.phrase").nth(1).click()
+    sync_api.expect(page.locator(".phrase-bubble")).to_contain_text("Alice: 好牌！")
+    sync_api.expect(menu).not_to_have_attribute("open", "")
+
+
+def test_one_point_is_one_pt_in_english(server: _Server, page_at: Any) -> None:
+    """Seat panels, payments and the final table read "1 pts" in English: the unit
+    the page writes after a score."""
+    page = page_at(390, 844)
+    page.goto(server.base + "/")
+    page.wait_for_selector("form.create button")
+    said = page.evaluate("""async () => {
+      const i18n = await import('/static/i18n.js');
+      const zh = [1, 2].map(i18n.pointsText);
+      i18n.setLang('en');
+      return [...zh, ...[1, -1, 0, 2, -3].map(i18n.pointsText)];
+    }""")
+    assert said == ["1 分", "2 分", "1 pt", "-1 pt", "0 pts", "2 pts", "-3 pts"], said
+
+
+def test_a_reload_keeps_the_turns_clock(server: _Server, page_at: Any) -> None:
+    """A reload in your turn showed 出牌中 with no seconds (the clock of the seat in turn
+    came only with the next turn): the seat's clock chip is back with the snapshot."""
+    page = page_at(390, 844)
+    create_room_with_bots(page, server.base, 3, numbers={"turn_seconds": 90})
+    page.wait_for_selector(".hand-tile.playable", timeout=60000)
+    chip = page.locator(".own-area .seat-clock")
+    sync_api.expect(chip).to_contain_text("秒")
+    page.reload()
+    page.wait_for_selector(".hand-tile.playable")
+    sync_api.expect(chip).to_contain_text("秒")
+    seconds = int(chip.inner_text().rstrip("秒"))
+    assert 30 < seconds <= 90, seconds
+
+
+def test_a_finished_rooms_link_leads_to_its_replay(tmp_path: Path, page_at: Any) -> None:
+    """A match over and its room gone from memory (finished_grace): the room's link, or a
+    reload of the table, said 找不到房间 (no such room); it says the match is over and
+    links to the replay.  Before that, the final table closed is one button away.  Points
+    mode at base score 40: a win or two ends the match."""
+    seed = find_seed("win", 45, stop_at_pong=False)
+    with _Server(tmp_path, bot_delay=0.05, finished_grace=0.5, sweep_every=0.2) as srv:
+        page = page_at(390, 844)
+        room_id = create_room_with_bots(page, srv.base, seed, options={
+            "match_mode": '"points"', "start_points": "40"}, numbers={"base_score": 40})
+        final = page.locator("dialog.modal table.final")
+        deadline = time.time() + 180
+        while not final.count() and time.time() < deadline:
+            play_until(page, "dialog.modal .settlement, dialog.modal table.final", 90,
+                       keyboard=False, app=srv.app, room_id=room_id)
+            if not final.count():
+                try:  # 继续, or 终局 when the match is over
+                    page.locator("dialog.modal .buttons button").last.click(timeout=2000)
+                except sync_api.Error:
+                    pass
+                page.wait_for_timeout(300)
+        sync_api.expect(final).to_be_visible()
+        # closed, the final table is one button away (nothing on the table showed it)
+        page.locator("dialog.modal .buttons button", has_text="关闭").click()
+        sync_api.expect(final).to_have_count(0)
+        page.locator(".toolbar button.final-btn").click()
+        sync_api.expect(final.locator("tbody tr")).to_have_count(4)
+        page.locator("dialog.modal .buttons button", has_text="关闭").click()
+        deadline = time.time() + 10
+        while room_id in srv.app.state.lobby.rooms and time.time() < deadline:
+            time.sleep(0.1)
+        page.reload()
+        sync_api.expect(page.locator("main.unknown-room h2")).to_have_text("这局已经打完了")
+        page.locator("a.replay-link").click()
+        page.wait_for_url(f"**/replay/{room_id}")
+        sync_api.expect(page.locator(".replay-controls button.first")).to_be_visible()
+
+
 def test_sound_icon_one_banner_at_a_time_and_the_tables_words(
         server: _Server, page_at: Any) -> None:
     """The sound switch is drawn (the 🔊 emoji was a box where no emoji font is installed);
@@ -1119,9 +1286,15 @@ TARGETS = """(selector) => [...document.querySelectorAll(selector)]
   .map((n) => [n.className || n.tagName, Math.round(n.getBoundingClientRect().height)])"""
 
 
+SIZES = """(selector) => [...document.querySelectorAll(selector)]
+  .filter((n) => n.getBoundingClientRect().width > 0)
+  .map((n) => { const r = n.getBoundingClientRect();
+                return [n.className, Math.round(r.width), Math.round(r.height)]; })"""
+
+
 def test_touch_targets_on_a_phone_are_at_least_40px(server: _Server, browser: Any) -> None:
-    """On a touch screen the lobby's fields and buttons, the header's links and switches
-    and the table's toolbar (托管, 提示, 战绩, 快捷语, 离开) are ≥ 40 px tall (17–32 px)."""
+    """On a touch screen the lobby's fields and buttons, its 高级 and the § link beside
+    each option (21 and 16 px), the header's links and switches and the table's toolbar (托管, 提示, 战绩, 快捷语, 离开) are ≥ 40 px tall (17–32 px)."""
     ctx = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
                               is_mobile=True, device_scale_factor=2)
     try:
@@ -1131,7 +1304,7 @@ def test_touch_targets_on_a_phone_are_at_least_40px(server: _Server, browser: An
         page.wait_for_selector("form.create button")  # the lobby is drawn by a module
         lobby = page.evaluate(TARGETS, "form.create button, form.create select, "
                               "form.create input:not([type=checkbox]), header button, "
-                              "header a:not(.home)")
+                              "header a:not(.home), form.create summary, .field a.rule-ref")
         assert lobby and min(hgt for _, hgt in lobby) >= 40, lobby
         create_room_with_bots(page, server.base, 3)
         page.wait_for_selector(".toolbar label.auto")
@@ -1145,7 +1318,7 @@ def test_touch_targets_on_a_phone_are_at_least_40px(server: _Server, browser: An
 
 def test_waiting_room_tells_the_owner_to_start(server: _Server, page_at: Any) -> None:
     """Every seat filled: the owner reads "press Start" (it read 等待开始…, as if someone
-    else would); an empty leaderboard has no "1." in front of "no ratings yet"."""
+    else would) and 开始 stands out from 离开; an empty leaderboard has no "1." in front of "no ratings yet"."""
     page = page_at(1280, 800)
     page.goto(server.base + "/")
     empty = page.locator("ol.leaderboard li.empty")
@@ -1160,6 +1333,10 @@ def test_waiting_room_tells_the_owner_to_start(server: _Server, page_at: Any) ->
         sync_api.expect(page.locator("button.add-bot")).to_have_count(left)
     sync_api.expect(page.locator(".buttons .note")).to_have_text("座位已坐满：点“开始”开局")
     sync_api.expect(page.locator("button.start")).to_be_enabled()
+    # and 开始 stands out from 离开 beside it (the two looked the same)
+    look = "n => [getComputedStyle(n).fontWeight, getComputedStyle(n).backgroundColor]"
+    start, leave = (page.locator(f".buttons button.{b}").evaluate(look) for b in ("start", "leave"))
+    assert start[0] == "700" and start[1] != leave[1], (start, leave)
     shot(page, "ux-waiting-full.png")
 
 

@@ -346,20 +346,24 @@ class Room:
         self._broadcast_clock()
 
     def _broadcast_clock(self) -> None:
-        """The timer of the seat in turn, for everyone (presence).  A claim window's clock
-        is never broadcast: its very sending would show that a window opened, which
-        depends on other seats' concealed tiles (RULES §13); claimers see it in their
-        prompt."""
-        m = self.match
-        if m is None or m.phase != "turn" or not self.demands:
+        """The timer of the seat in turn, for everyone (presence)."""
+        text = self._clock_text()
+        if text is None:
             return
-        deadline = max(d.deadline for d in self.demands.values())
-        seat = m.turn if m.phase == "turn" else None
-        text = ClockMsg(seat=seat, phase=m.phase,  # type: ignore[arg-type]
-                        deadline_ms=_epoch_ms(deadline)).model_dump_json()
         for _, conns in self.all_connections():
             for conn in conns:
                 conn.send(text)
+
+    def _clock_text(self) -> str | None:
+        """The turn's clock message, if a turn's clock runs.  A claim window's clock is
+        never sent: its very sending would show that a window opened, which depends on
+        other seats' concealed tiles (RULES §13); claimers see it in their prompt."""
+        m = self.match
+        if m is None or m.phase != "turn" or not self.demands:
+            return None
+        deadline = max(d.deadline for d in self.demands.values())
+        return ClockMsg(seat=m.turn, phase=m.phase,  # type: ignore[arg-type]
+                        deadline_ms=_epoch_ms(deadline)).model_dump_json()
 
     def _prompt(self, seat: int) -> None:
         demand = self.demands.get(seat)
@@ -1111,6 +1115,11 @@ class Room:
                               hand_events=_hand_events(m.log, self.published, conn.seat)
                               if m else []))
         self._send_prompt(conn)
+        # the turn's clock too: a reload showed whose turn it was with no seconds left
+        fresh = m is not None and self.gate is None and self.demands_state == m.state_id
+        clock = self._clock_text() if fresh else None
+        if clock is not None:
+            conn.send(clock)
 
     def _send_prompt(self, conn: Connection) -> None:
         """The seat's open decision, if it has one the player may answer now: after a

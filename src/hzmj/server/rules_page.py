@@ -4,14 +4,16 @@ section anchor (``#s6.5`` is the same in both books)."""
 
 from __future__ import annotations
 
+import re
 from functools import cache
 
 from hzmj import rulebook
 
 _NAMES = {"en": "English", "zh": "中文"}
-# each book's <html lang>, title and lobby link
-_PAGE = {"en": ("en", "Rules · Hangzhou Mahjong", "Lobby"),
-         "zh": ("zh-CN", "规则 · 杭州麻将", "大厅")}
+# each book's <html lang>, title, lobby link and the name of its contents
+_PAGE = {"en": ("en", "Rules · Hangzhou Mahjong", "Lobby", "Contents"),
+         "zh": ("zh-CN", "规则 · 杭州麻将", "大厅", "目录")}
+_SECTION = re.compile(r'<h2 id="(s\d+)"><a class="anchor" href="#\1">(§\d+)</a>(.*?)</h2>')
 _TEMPLATE = """<!doctype html>
 <html lang="{html_lang}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -64,7 +66,20 @@ def book_language(accept_language: str) -> str:
 def rules_page(lang: str) -> str:
     """The whole page of the book in ``lang``; ``UnknownLanguageError`` for another."""
     body = rulebook.to_html(lang)
-    html_lang, title, lobby = _PAGE[lang]
+    html_lang, title, lobby, contents = _PAGE[lang]
+    body = _with_contents(body, contents)
     other = next(x for x in rulebook.LANGUAGES if x != lang)
     return _TEMPLATE.format(html_lang=html_lang, title=title, lobby=lobby, other=other,
                             other_name=_NAMES[other], body=body)
+
+
+def _with_contents(body: str, label: str) -> str:
+    """The book with a list of its § sections before the first: the long page had none,
+    and a player looking for the scoring (§9) scrolled through eight sections to find it."""
+    items = "".join(f'<li><a href="#{ref}">{number}{name}</a></li>'
+                    for ref, number, name in _SECTION.findall(body))
+    at = body.find("<h2")
+    if not items or at < 0:
+        return body
+    nav = f'<nav class="contents" aria-label="{label}"><h2>{label}</h2><ol>{items}</ol></nav>'
+    return body[:at] + nav + body[at:]

@@ -1,7 +1,7 @@
 // The own seat's hand and action bars: select and discard tiles by mouse, touch or
 // keyboard; 胡 / 杠 / 碰 / 吃 / 过 as one-click buttons, one per choice.
 
-import { bi, getLang, t } from "./i18n.js";
+import { bi, getLang, pointsText, t } from "./i18n.js";
 import {
   discardsElement, h, meldElement, presenceChips, ratingChip, seatBadges, seatLabels, seatName,
   tileOpts, turnChip,
@@ -73,7 +73,7 @@ export function ownArea(ctx) {
     { dataset: { seat: me }, "aria-label": `${seatName(names, me)} (${t("you")})` },
     h("div.seat-head", {}, h("span.seat-pos.you", {}, t("you_chip")), ...seatLabels(board, me, me),
       h("span.seat-name", {}, seatName(names, me)), ratingChip(names, me),
-      h("span.points", {}, `${p.points} ${t("points")}`), ...seatBadges(board, me),
+      h("span.points", {}, pointsText(p.points)), ...seatBadges(board, me),
       ...presenceChips(ctx.presence), turnChip(board, me)),
     discardsElement(board, me),
     h("div.countdown", { hidden: true }, h("div.bar"), h("span.secs")),

@@ -89,6 +89,7 @@ const STRINGS = {
   pays: ["{0} → {1}", "{0} → {1}"],
   no_payments: ["无人支付", "Nobody pays"],
   points: ["分", "pts"],
+  point: ["分", "pt"],
   delta: ["得失", "Change"],
   next_hand: ["下一局", "Next hand"],
   final: ["终局", "Final table"],
@@ -171,6 +172,9 @@ const STRINGS = {
   default_room: ["{0}的房间", "{0}'s table"],
   room_unknown: ["房间 {0} 不存在或已关闭。", "There is no room {0} (or it was closed)."],
   room_unknown_title: ["找不到房间", "Room not found"],
+  room_over_title: ["这局已经打完了", "This match is over"],
+  room_over: ["房间 {0} 的对局已结束：回放里有每一步、每局的结算和终局得分。",
+    "The match in room {0} has ended: its replay has every move, each hand's settlement and the final scores."],
   qr: ["二维码", "QR code"],
   share_help: ["朋友用手机扫码或打开链接即可入座", "Friends scan the code or open the link to join"],
   history: ["战绩", "Scores"],
@@ -261,6 +265,8 @@ const STRINGS = {
     "Press Ready to tell the owner you are set; the owner starts once every seat is filled."],
   seats_to_fill: ["还有 {0} 个空位", "Seats to fill: {0}"],
   running_total: ["累计", "total"],
+  history_empty: ["还没有打完的局：每局结束后，这里列出各家得失",
+    "No hand has ended yet: each hand's scores show here once it ends"],
   history_cell_help: ["大字：本局得失；小字：累计总分", "Large: this hand's change; small: the running total"],
   your_turn_help: ["轮到你出牌：点一张牌选中，再点一次打出（或双击；键盘 ←→ 选牌、Enter 打出）；长按或悬停一张牌，看打出它之后听什么",
     "Your turn: tap a tile, tap it again to discard (or double-click; keyboard ←→ then Enter); press and hold, or hover, a tile to see what you would wait on without it"],
@@ -329,6 +335,11 @@ export function t(key, ...args) {
     text = text.replace(`{${i}}`, a);
   });
   return text;
+}
+
+/** A score with its unit: "3 分", "3 pts", "-1 pt" (it read "1 pts"). */
+export function pointsText(n) {
+  return `${n} ${t(Math.abs(n) === 1 ? "point" : "points")}`;
 }
 
 /** A game term: Chinese always, with the English in parentheses in English mode. */

@@ -1,7 +1,7 @@
 // Drawing a board: seat panels, the centre, the settlement dialog and the final table.
 // Shared by the live table (table.js) and the replay page (replay.js).
 
-import { bi, botName, getLang, levelName, t } from "./i18n.js";
+import { bi, botName, getLang, levelName, pointsText, t } from "./i18n.js";
 import { parseNotation, sortTiles, tileElement, tileLabel } from "./tiles.js";
 
 /** Create an element: h("div#id.a.b", {attrs}, ...children). */
@@ -236,7 +236,7 @@ export function seatPanel(board, i, names, { showHand = false, viewer = board.se
   const head = h("div.seat-head", {},
     ...seatLabels(board, i, viewer),
     h("span.seat-name", {}, seatName(names, i)), ratingChip(names, i),
-    h("span.points", {}, `${p.points} ${t("points")}`),
+    h("span.points", {}, pointsText(p.points)),
     ...seatBadges(board, i),
     ...presenceChips(presence),
     turnChip(board, i));
@@ -411,7 +411,7 @@ export function settlementElement(current, he, names) {
   }
   const rows = [...byPayer.entries()].map(([from, list]) => h("li.payer", { dataset: { seat: from } },
     h("b", {}, seatLabel(names, from)), ` → ${seatLabel(names, list[0].to)}: `,
-    h("b.amount", {}, `${list.reduce((a, p) => a + p.amount, 0)} ${t("points")}`),
+    h("b.amount", {}, pointsText(list.reduce((a, p) => a + p.amount, 0))),
     h("ul", {}, list.map((p) => {
       const why = paymentWhy(p, multiplier, rules);
       return h("li.payment", {}, `${p.amount} · `, bi(p.reason_zh, p.reason_en), " ",
@@ -430,7 +430,7 @@ export function settlementElement(current, he, names) {
   parts.push(h("table.deltas", {}, h("tbody", {}, he.deltas.flatMap((d, i) => [h("tr", {},
     h("td", {}, seatLabel(names, i), i === he.dealer ? ` (${t("dealer")})` : ""),
     h("td.delta", { dataset: { sign: Math.sign(d) } }, d > 0 ? `+${d}` : String(d)),
-    h("td.total", {}, `${he.points[i]} ${t("points")}`)),
+    h("td.total", {}, pointsText(he.points[i]))),
     // not "hand-row" / "hand": the own area's flex rows, which broke the table's rows
     i === he.winner ? null : h("tr.reveal-row", {}, h("td.reveal-cell", { colspan: 3 },
       handTiles(board, he.hands?.[i])))]))));
@@ -439,7 +439,7 @@ export function settlementElement(current, he, names) {
 
 /** 战绩: one row per finished hand — result, each seat's change and running total. */
 export function historyElement(history, names, n) {
-  if (!history?.length) return h("p", {}, "—");
+  if (!history?.length) return h("p.history-empty", {}, t("history_empty"));
   const head = h("tr", {}, h("th", {}, t("hand_col")), h("th", {}, t("result_col")),
     Array.from({ length: n }, (_, i) => h("th", {}, seatLabel(names, i))));
   const total = t("running_total");
@@ -471,7 +471,7 @@ export function finalElement(me, names) {
 }
 
 /** A modal dialog; returns {close}. */
-export function dialog(title, body, buttons) {
+export function dialog(title, body, buttons, onDismiss = null) {
   const node = h("dialog.modal", { "aria-label": title },
     h("h2", {}, title), body,
     h("div.buttons", {}, buttons.map(([label, fn]) => h("button", {
@@ -481,6 +481,12 @@ export function dialog(title, body, buttons) {
         fn?.();
       },
     }, label))));
+  // Esc closes it as no button does: gone from the page too, and whoever waits told (a
+  // settlement closed by Esc stayed the open one, and the keyboard played no more tiles)
+  node.addEventListener("cancel", () => {
+    node.remove();
+    onDismiss?.();
+  });
   document.body.append(node);
   node.showModal();
   return { node, close: () => { node.close(); node.remove(); } };

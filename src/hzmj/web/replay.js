@@ -162,7 +162,21 @@ function renderHeader() {
   }));
 }
 
+/** The step buttons: they stay at the top of the screen while the table is read. */
 function controls() {
+  const n = state.steps.length;
+  return h("div.replay-controls", {},
+    h("button.first", { onclick: () => { stop(); go(0); }, title: t("first") }, "«"),
+    h("button.prev", { onclick: () => { stop(); go(state.index - 1); }, title: t("prev") }, "◀"),
+    h("button.play", { onclick: togglePlay, "aria-pressed": state.playing ? "true" : "false" },
+      state.playing ? `⏸ ${t("pause")}` : `▶ ${t("autoplay")}`),
+    h("span.step-no", {}, `${t("step")} ${state.index + 1} / ${n}`),
+    h("button.next", { onclick: () => { stop(); go(state.index + 1); }, title: t("next") }, "▶"),
+    h("button.last", { onclick: () => { stop(); go(n - 1); }, title: t("last") }, "»"));
+}
+
+/** The replay's other settings, under its step buttons. */
+function options() {
   const n = state.steps.length;
   const seats = state.boards[0]?.n || 0;
   const jump = h("select.jump-hand", { "aria-label": t("jump_hand"),
@@ -177,14 +191,7 @@ function controls() {
   const speed = h("select.speed", { "aria-label": t("speed"),
     onchange: (e) => { state.speed = Number(e.target.value); if (state.playing) schedule(); } },
   SPEEDS.map((x) => h("option", { value: x, selected: x === state.speed ? true : null }, `×${x}`)));
-  return h("div.replay-controls", {},
-    h("button.first", { onclick: () => { stop(); go(0); }, title: t("first") }, "«"),
-    h("button.prev", { onclick: () => { stop(); go(state.index - 1); }, title: t("prev") }, "◀"),
-    h("button.play", { onclick: togglePlay, "aria-pressed": state.playing ? "true" : "false" },
-      state.playing ? `⏸ ${t("pause")}` : `▶ ${t("autoplay")}`),
-    h("span.step-no", {}, `${t("step")} ${state.index + 1} / ${n}`),
-    h("button.next", { onclick: () => { stop(); go(state.index + 1); }, title: t("next") }, "▶"),
-    h("button.last", { onclick: () => { stop(); go(n - 1); }, title: t("last") }, "»"),
+  return h("div.replay-options", {},
     h("input.scrub", { type: "range", min: 0, max: Math.max(0, n - 1), value: state.index,
       "aria-label": t("step"), oninput: (e) => { stop(); go(Number(e.target.value)); } }),
     jump, h("label", {}, `${t("speed")} `, speed), h("label", {}, `${t("show_hand")} `, show));
@@ -402,6 +409,7 @@ function render() {
     h("h2", {}, `${t("replay")} · ${state.title}`),
     fairLine(),
     controls(),
+    options(),
     he ? h("section.settlement-box", {}, h("h3", {}, `${t("settlement")} · ${t("hand_no", he.hand_no)}`),
       settlementElement(b, he, state.names)) : null,
     tableOf(b, step),

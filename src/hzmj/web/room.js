@@ -231,13 +231,24 @@ export class RoomPage {
       this.queueDialog("settlement", t("settlement"),
         () => this.settlementBody(he), t("ready"), () => this.ready());
     } else if (e.type === "match_end") {
-      const board = this.board;
-      this.queueDialog("final", t("final"), () => h("div", {}, finalElement(e, this.names),
-        h("h3", {}, t("history")), historyElement(board.history, this.names, board.n)),
-      t("back_lobby"), () => { location.href = "/"; },
-      [[t("replay"), () => { location.href = `/replay/${this.roomId}`; }], [t("close")]]);
+      this.finalEvent = e;
+      this.queueDialog("final", t("final"), () => this.finalBody(), t("back_lobby"),
+        () => { location.href = "/"; },
+        [[t("replay"), () => { location.href = `/replay/${this.roomId}`; }], [t("close")]]);
     }
     if (e.type === "hand_start") this.hints = null;
+  }
+
+  /** The final table and every hand's scores. */
+  finalBody() {
+    const b = this.board;
+    return h("div", {}, finalElement(this.finalEvent, this.names),
+      h("h3", {}, t("history")), historyElement(b.history, this.names, b.n));
+  }
+
+  /** The final table again, once its dialog was closed (nothing on the table showed it). */
+  showFinal() {
+    dialog(t("final"), this.finalBody(), [[t("close")]]);
   }
 
   /** The settlement, with the gate's countdown and who is ready (RULES §8.7). */
@@ -319,7 +330,7 @@ export class RoomPage {
       this.nextDialog();
     };
     this.openDialog = dialog(d.title, d.body(), [
-      ...d.extra.map(([label, fn]) => [label, done(fn)]), [d.label, done(d.after)]]);
+      ...d.extra.map(([label, fn]) => [label, done(fn)]), [d.label, done(d.after)]], done(null));
     this.openDialog.kind = d.kind;
   }
 
@@ -330,6 +341,7 @@ export class RoomPage {
     this.send({ type: "action", state_id: this.prompt.state_id, action });
     this.prompt = null;
     this.suggestion = null;
+    this.revealHints = false;
     this.selected = null;
     this.hover = null;
     this.render();
@@ -351,6 +363,7 @@ export class RoomPage {
     this.root.querySelectorAll(".hand-tile").forEach((n) => {
       n.classList.toggle("selected", Number(n.dataset.index) === i);
     });
+    this.revealHints = true;
     this.renderHintPanel();
   }
 
@@ -405,6 +418,7 @@ export class RoomPage {
     }
     this.suggestion = this.hints?.suggestion || null;
     if (!this.suggestion) this.fetchHints();
+    this.revealHints = true;
     this.render();
   }
 
@@ -541,8 +555,13 @@ export class RoomPage {
 
   render() {
     if (this.unknown) {
-      this.root.replaceChildren(h("main.unknown-room", {}, h("h2", {}, t("room_unknown_title")),
-        h("p", {}, t("room_unknown", this.roomId)), h("p", {}, h("a.button", { href: "/" }, t("back_lobby")))));
+      // a finished match no longer at a table (it read "no such room"): its replay
+      const over = this.room?.status === "over";
+      this.root.replaceChildren(h("main.unknown-room", {},
+        h("h2", {}, t(over ? "room_over_title" : "room_unknown_title")),
+        h("p", {}, t(over ? "room_over" : "room_unknown", this.roomId)),
+        h("p", {}, over ? [h("a.button.replay-link", { href: `/replay/${this.roomId}` }, t("replay")), " "]
+          : null, h("a.button", { href: "/" }, t("back_lobby")))));
       return;
     }
     const open = !this.board && (!this.room || this.room.status === "open");
@@ -550,7 +569,10 @@ export class RoomPage {
     const typing = this.root.querySelector("#seat-name");
     const focused = typing && document.activeElement === typing;
     const caret = focused ? [typing.selectionStart, typing.selectionEnd] : null;
+    // nor close the 快捷语 menu a player is choosing from (it shut at the next prompt)
+    const phrasesOpen = this.root.querySelector("details.phrases")?.open;
     this.root.replaceChildren(open ? this.waitingRoom(typing?.value) : this.table());
+    if (phrasesOpen) this.root.querySelector("details.phrases")?.setAttribute("open", "");
     if (this.toTop && this.board) {
       window.scrollTo(0, 0);
       this.toTop = false;
@@ -692,6 +714,8 @@ export class RoomPage {
         h("div.phrase-menu", {}, PHRASES.map((_, i) => h("button.phrase", { onclick: () => this.sendPhrase(i) },
           phraseText(i))))) : null,
       spectators ? h("span.spectator-count", {}, t("spectators", spectators)) : null,
+      b.over && this.finalEvent ? h("button.final-btn", { onclick: () => this.showFinal() }, t("final"))
+        : null,
       b.over ? h("a", { href: `/replay/${this.roomId}` }, t("replay")) : null,
       seated ? h("button.leave", { onclick: () => this.leave() }, t("leave")) : null);
     // a real table: you at the bottom, 下家 on the right, 对家 at the top, 上家 on the left
@@ -751,6 +775,19 @@ export class RoomPage {
       parts.push(h("span.hint-tile", {}, tileLabel(this.hover, getLang())));
     }
     panel.replaceChildren(...parts);
+    if (this.revealHints && parts.length) {
+      this.revealHints = false;
+      this.scrollOutFromUnder(panel);
+    }
+  }
+
+  /** A landscape phone keeps your area at the screen's foot, over the centre: a tap on a
+   * tile or on 提示 filled the hint panel unseen under it. Scroll it out (the hand stays). */
+  scrollOutFromUnder(panel) {
+    const own = this.root.querySelector(".own-area");
+    if (!own || getComputedStyle(own.parentElement).position !== "sticky") return;
+    const covered = panel.getBoundingClientRect().bottom - own.getBoundingClientRect().top + 4;
+    if (covered > 0) window.scrollBy(0, covered);
   }
 }
 
