@@ -401,6 +401,26 @@ def test_rooms_per_address_holds_against_a_burst_of_parallel_creates(
             assert refused.status_code == 429 and refused.json()["code"] == "too_many_rooms"
 
 
+def test_a_lobby_entry_a_node_does_not_understand_is_left_out_not_a_500(
+        nodes: list[Node], redis_url: str) -> None:
+    """A node of the version before private rooms refused the whole lobby (500: its
+    RoomInfo forbids the unknown field "private") once one node of this version had
+    published a room; an entry this version does not understand is left out instead."""
+    r = redis.Redis.from_url(redis_url, decode_responses=True)
+    listed = post(nodes[0].base, "/api/rooms", {"rules": {}, "name": "listed"}).json()["room_id"]
+    entry = httpx.get(f"{nodes[0].base}/api/rooms/{listed}").json()
+    r.hset("hzmj:infos", "zzfuture", json.dumps({**entry, "room_id": "zzfuture",
+                                                 "from_the_future": True}))
+    try:
+        for node in nodes:
+            answer = httpx.get(f"{node.base}/api/rooms", timeout=10)
+            assert answer.status_code == 200, answer.text
+            ids = [room["room_id"] for room in answer.json()["rooms"]]
+            assert listed in ids and "zzfuture" not in ids
+    finally:
+        r.hdel("hzmj:infos", "zzfuture")
+
+
 def test_a_proxied_spectator_counts_under_its_own_address(nodes: list[Node],
                                                           redis_url: str) -> None:
     """The spectator cap is per client address: a WebSocket a node proxies to the room's

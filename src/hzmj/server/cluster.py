@@ -298,7 +298,15 @@ class ClusterLobby(Lobby):
             shared = cast(dict[str, str], await self.redis.hgetall(INFOS))
         except RedisError:
             return list(mine.values())
-        everyone = {k: RoomInfo.model_validate_json(v) for k, v in shared.items()}
+        everyone = {}
+        for k, v in shared.items():
+            try:
+                everyone[k] = RoomInfo.model_validate_json(v)
+            except ValueError:
+                # a node of another version (a rolling upgrade) wrote a field this one
+                # does not know: leave its room out (it may be private) rather than fail
+                # the whole lobby for everyone
+                log.debug("node %s: lobby entry of room %s not understood", self.node_id, k)
         return list({**everyone, **mine}.values())
 
     def _changed(self, room: Room) -> None:
