@@ -225,10 +225,13 @@ class ClusterLobby(Lobby):
             raise
         # the room is in LIVE now: its own entry replaces the reservation (an entry
         # written before would be struck off as stale by a create elsewhere meanwhile)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(CREATORS, room.id, creator)
-            pipe.zrem(CREATING, reservation)
-            await pipe.execute()
+        try:
+            async with self.redis.pipeline(transaction=True) as pipe:
+                pipe.hset(CREATORS, room.id, creator)
+                pipe.zrem(CREATING, reservation)
+                await pipe.execute()
+        except RedisError:  # the room is made: it counts elsewhere until the reservation
+            log.warning("node %s: room %s's creator not shared", self.node_id, room.id)
         return room
 
     async def _create(self, rules: Rules, name: str, seed: int | None,
