@@ -598,6 +598,25 @@ def test_a_signed_in_player_whose_name_a_guest_took_first_is_told_the_way_out(
     assert marks["ratings"][r.json()["seat"]] == 1500 and marks["ratings"][owner["seat"]] is None
 
 
+def test_a_guest_who_signs_up_at_the_table_is_not_marked_under_its_typed_name(
+        client: TestClient) -> None:
+    # a sign-up claims the browser's guest seats, live ones too: a guest seated as
+    # "Alice" (no such account) who then registered as "Zed" showed "Alice ✓ ≈1500", the
+    # mark a signed-in account's own display name gets
+    room = client.post("/api/rooms", json={}).json()["room_id"]
+    seat = client.post(f"/api/rooms/{room}/seats", json={"name": "Alice"}).json()["seat"]
+    register(client, "zed", "Zed")
+    marks = client.get(f"/api/rooms/{room}/ratings").json()
+    assert client.get(f"/api/rooms/{room}").json()["seats"][seat]["name"] == "Alice"
+    assert marks["signed_in"] == [False] * 4
+    assert marks["ratings"][seat] == 1500  # the account's rating, as before
+    # a seat the account takes signed in, under its display name: marked
+    again = client.post(f"/api/rooms/{room}/seats", json={"name": "x"}, headers=csrf(client))
+    assert again.status_code == 200, again.text
+    marks = client.get(f"/api/rooms/{room}/ratings").json()
+    assert marks["signed_in"] == [i == again.json()["seat"] for i in range(4)]
+
+
 def test_a_name_like_a_bot_seats_is_refused_too(client: TestClient) -> None:
     room = client.post("/api/rooms", json={}).json()["room_id"]
     owner = client.post(f"/api/rooms/{room}/seats", json={"name": "ann"}).json()

@@ -309,6 +309,10 @@ def test_metrics_for_an_operator_count_rooms_moves_hands_and_refusals(tmp_path: 
 
 
 @pytest.mark.parametrize("host, ok", [("127.0.0.1", True), ("::1", True),
+                                      # IPv4 loopback on a dual-stack socket (--host ::)
+                                      ("::ffff:127.0.0.1", True),
+                                      ("::ffff:203.0.113.5", False), ("::", False),
+                                      ("0.0.0.0", False), ("fe80::1%lo", False),
                                       ("203.0.113.5", False), ("testclient", False)])
 def test_metrics_are_for_loopback_clients_without_a_token(host: str, ok: bool) -> None:
     from starlette.requests import Request

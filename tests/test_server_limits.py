@@ -283,6 +283,26 @@ def test_network_key_is_the_48_of_an_ipv6_key(key: str, network: str | None) -> 
     assert network_key(key) == network
 
 
+def test_counting_a_creator_against_a_big_cluster_parses_each_address_once() -> None:
+    # a create from an IPv6 address compares its /48 with every live room's creator; the
+    # cache held 4,096, so with more (a cluster of many nodes, or the rate limits' own
+    # keys of every IPv6 visitor sharing it) every create parsed them all again, ~25 us
+    # each: 150 ms of a stalled node (every table's clock and bot) per create at 6,000
+    from hzmj.server.guard import network_key
+    from hzmj.server.rooms import Lobby, RoomError
+
+    lobby = Lobby.__new__(Lobby)  # only the counting: no store, no actor
+    lobby.rooms, lobby._creating = {}, []
+    lobby.config = ServerConfig(rooms_per_address=16)
+    elsewhere = [f"2001:db8:{i // 65536:x}:{i % 65536:x}::/64" for i in range(20_000)]
+    for _ in range(2):
+        before = network_key.cache_info().misses
+        with pytest.raises(RoomError) as refused:  # 2001:db8:0::/48 holds 16 rooms and more
+            lobby._check_rooms_of("2001:db8:0:ffff::/64", elsewhere)
+        assert refused.value.code == "too_many_rooms"
+    assert network_key.cache_info().misses - before <= 1  # the second time: all cached
+
+
 def test_one_address_holds_at_most_rooms_per_address_live_rooms(make: Make) -> None:
     # 10 rooms a minute from one address filled the 2,000-room cap in hours; the cap on
     # live rooms holds however slowly they are made, and frees as they end or expire

@@ -228,20 +228,25 @@ def account_routes(get: Callable[[], Accounts]) -> APIRouter:
     async def seat_ratings(room_id: str) -> SeatRatings:
         acc = get()
         async with acc.engine.connect() as conn:
-            seats = (await conn.execute(select(SeatRow.seat, SeatRow.bot).where(
+            seats = (await conn.execute(select(SeatRow.seat, SeatRow.bot, SeatRow.name).where(
                 SeatRow.room_id == room_id))).all()
-            links = dict((await conn.execute(select(
-                MatchPlayerRow.seat, MatchPlayerRow.account_id).where(
-                MatchPlayerRow.room_id == room_id))).all())
+            links = {seat: (account_id, display) for seat, account_id, display in (
+                await conn.execute(select(
+                    MatchPlayerRow.seat, MatchPlayerRow.account_id, AccountRow.display_name)
+                    .outerjoin(AccountRow, AccountRow.id == MatchPlayerRow.account_id)
+                    .where(MatchPlayerRow.room_id == room_id))).all()}
             subjects: dict[int, str] = {}
             signed_in: set[int] = set()
-            for seat, bot in seats:
-                account_id = links.get(seat)
+            for seat, bot, name in seats:
+                account_id, display = links.get(seat, (None, None))
                 if bot is not None:
                     subjects[seat] = ratings.bot_subject(bot)
                 elif account_id is not None:
                     subjects[seat] = ratings.account_subject(account_id)
-                    signed_in.add(seat)
+                    # marked only under the account's own display name: a guest seat that
+                    # a sign-up claimed keeps the name the guest typed
+                    if name == display:
+                        signed_in.add(seat)
             known = await ratings.load(conn, list(subjects.values()))
             rules = (await conn.execute(select(RoomRow.rules).where(
                 RoomRow.id == room_id))).scalar_one_or_none()

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import hashlib
 import hmac
 import json
@@ -58,6 +59,8 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 PREFIX = "hzmj:"
 NODES, LOAD, LIVE, INFOS = (PREFIX + k for k in ("nodes", "load", "live", "infos"))
 CREATORS = PREFIX + "creators"  # room id -> the address that created it, while it is live
+CREATING = PREFIX + "creating"  # creates under way: [node, nonce, creator] by start time
+RESERVATION_TTL = 60.0  # a reservation left by a node that died mid-create stops counting
 FORWARDED = "hzmj.forwarded"  # scope key of a request a node runs for another node
 PROXIED = b"x-hzmj-proxied"  # header of a WebSocket a node proxies to the owner
 CLIENT = b"x-hzmj-client"  # with it: the client's address and the cluster's signature
@@ -217,33 +220,67 @@ class ClusterLobby(Lobby):
 
     async def create(self, rules: Rules, name: str, seed: int | None,
                      creator: str | None = None, private: bool = False) -> Room:
-        if creator is not None:
-            self._check_rooms_of(creator, await self._creators_elsewhere())
+        if creator is None:
+            return await self._create(rules, name, seed, None, private)
+        # reserve before counting (both in one MULTI): of two creates racing on two nodes,
+        # the later one counts the earlier one's reservation, so a burst sent to every node
+        # at once cannot pass the cap on each
+        reservation = json.dumps([self.node_id, secrets.token_hex(8), creator])
+        elsewhere = await self._creators_elsewhere(reservation)
+        try:
+            self._check_rooms_of(creator, elsewhere)
+            room = await self._create(rules, name, seed, creator, private)
+        except BaseException:
+            with contextlib.suppress(RedisError):
+                await self.redis.zrem(CREATING, reservation)
+            raise
+        # the room is in LIVE now: its own entry replaces the reservation (an entry
+        # written before would be struck off as stale by a create elsewhere meanwhile)
+        try:
+            async with self.redis.pipeline(transaction=True) as pipe:
+                pipe.hset(CREATORS, room.id, creator)
+                pipe.zrem(CREATING, reservation)
+                await pipe.execute()
+        except RedisError:  # the room is made: it counts elsewhere until the reservation
+            log.warning("node %s: room %s's creator not shared", self.node_id, room.id)
+        return room
+
+    async def _create(self, rules: Rules, name: str, seed: int | None,
+                      creator: str | None, private: bool) -> Room:
         room = await super().create(rules, name, seed, creator, private)
-        if creator is not None:
-            await self.redis.hset(CREATORS, room.id, creator)
         await self.redis.set(lease_key(room.id), self.node_id, px=self.ttl_ms)
         await self.store.take_room(room.id)
         await self.redis.sadd(LIVE, room.id)
         self._own(room)
         return room
 
-    async def _creators_elsewhere(self) -> list[str]:
-        """The creators of the live rooms the other nodes hold (``rooms_per_address``
-        counts across the cluster, not per node).  An entry of a room no longer live (its
-        node died before it could drop it) is dropped here; without Redis, only this
-        node's own rooms count."""
+    async def _creators_elsewhere(self, reservation: str) -> list[str]:
+        """The creators of the live rooms the other nodes hold, and of the creates under
+        way on them (``rooms_per_address`` counts across the cluster, not per node), with
+        ``reservation`` (JSON ``[node, nonce, creator]``) added in the same transaction.  An
+        entry of a room no longer live (its node died before it could drop it) is
+        dropped here, and a reservation older than :data:`RESERVATION_TTL`; without
+        Redis, only this node's own rooms count."""
+        now = time.time()
         try:
-            async with self.redis.pipeline(transaction=False) as pipe:
+            async with self.redis.pipeline(transaction=True) as pipe:
+                pipe.zremrangebyscore(CREATING, "-inf", now - RESERVATION_TTL)
+                pipe.zadd(CREATING, {reservation: now})
+                pipe.zrange(CREATING, 0, -1)
                 pipe.hgetall(CREATORS)
                 pipe.smembers(LIVE)
-                creators, live = await pipe.execute()
+                *_, creating, creators, live = await pipe.execute()
+            # an entry is written once its room is in LIVE and dropped after it leaves:
+            # one missing from LIVE is a room that ended (or whose node died)
             stale = [k for k in creators if k not in live]
             if stale:
                 await self.redis.hdel(CREATORS, *stale)
         except RedisError:
             return []
-        return [str(c) for k, c in creators.items() if k in live and k not in self.rooms]
+        # this node's own creates under way are counted by Lobby._check_rooms_of
+        others = [str(c) for node, _, c in map(json.loads, creating) if node != self.node_id]
+        return [*others,
+                *(str(c) for k, c in creators.items() if k in live and k not in self.rooms)]
 
     async def forget(self, room_id: str) -> None:
         """A room evicted after its match or expired unplayed: free its lease and take
@@ -275,7 +312,15 @@ class ClusterLobby(Lobby):
             shared = cast(dict[str, str], await self.redis.hgetall(INFOS))
         except RedisError:
             return list(mine.values())
-        everyone = {k: RoomInfo.model_validate_json(v) for k, v in shared.items()}
+        everyone = {}
+        for k, v in shared.items():
+            try:
+                everyone[k] = RoomInfo.model_validate_json(v)
+            except ValueError:
+                # a node of another version (a rolling upgrade) wrote a field this one
+                # does not know: leave its room out (it may be private) rather than fail
+                # the whole lobby for everyone
+                log.debug("node %s: lobby entry of room %s not understood", self.node_id, k)
         return list({**everyone, **mine}.values())
 
     def _changed(self, room: Room) -> None:

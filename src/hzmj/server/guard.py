@@ -13,6 +13,7 @@ import ipaddress
 import json
 import logging
 import re
+import socket
 import time
 from collections import deque
 from typing import Any
@@ -106,6 +107,7 @@ class Bucket:
 # an IPv6 /48 (one site) holds 65,536 /64 networks: it shares this many times one /64's
 # allowance, so a site cannot multiply its rate limits by hopping between its /64s
 NETWORK_SHARE = 8
+NETWORK_CACHE = 1 << 16  # /64 keys whose /48 is remembered (a few MB at most)
 
 
 class BucketsByKey:
@@ -168,17 +170,21 @@ def address_key(host: str) -> str:
     return str(ip)
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=NETWORK_CACHE)
 def network_key(key: str) -> str | None:
     """The IPv6 ``/48`` that an :func:`address_key` ``/64`` key lies in
-    (``"2001:db8:1:2::/64"`` → ``"2001:db8:1::/48"``); None for any other key.  Cached:
-    a room create compares the creator with every live room's (thousands in a cluster)."""
+    (``"2001:db8:1:2::/64"`` → ``"2001:db8:1::/48"``); None for any other key.  Cached,
+    and parsed in C when not: a room create compares the creator with every live room's
+    (thousands in a cluster), and the rate limits ask it for every IPv6 visitor."""
     if not key.endswith("/64"):
         return None
     try:
-        return str(ipaddress.IPv6Network(key).supernet(new_prefix=48))
-    except ValueError:
+        packed = socket.inet_pton(socket.AF_INET6, key[:-3])
+    except (OSError, ValueError):  # not an IPv6 address (a name a proxy forwarded)
         return None
+    if any(packed[8:]):  # host bits: no /64 network address_key makes
+        return None
+    return socket.inet_ntop(socket.AF_INET6, packed[:6] + bytes(10)) + "/48"
 
 
 class Strikes:

@@ -109,9 +109,12 @@ def allowed(request: Request, token: str | None) -> bool:
             return True
     host = request.client.host if request.client else ""
     try:  # the forwarded address behind a trusted proxy (uvicorn's proxy headers)
-        return ipaddress.ip_address(host.split("%", 1)[0]).is_loopback
+        ip = ipaddress.ip_address(host.split("%", 1)[0])
     except ValueError:
         return False
+    # IPv4's loopback as a dual-stack socket (--host ::) shows it: ::ffff:127.0.0.1
+    mapped = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else None
+    return (mapped or ip).is_loopback
 
 
 def render(registry: CollectorRegistry) -> bytes:
