@@ -367,8 +367,11 @@ def test_pong_through_the_claim_bar_then_reload_restores_the_seat(
                     ).to_have_count(1)
     sync_api.expect(page.locator(".claim-clock")).to_contain_text("秒")
     # the clock on one line (the bar squeezed it to "3" over "秒")
-    clock = page.locator(".claim-clock").bounding_box()
-    assert clock and clock["height"] < 30, clock
+    # (read in one frame: a re-render between two reads may leave no box)
+    page.wait_for_function("""() => {
+        const box = document.querySelector('.claim-clock')?.getBoundingClientRect();
+        return box && box.height > 0 && box.height < 30;
+    }""", timeout=3000)
     assert no_horizontal_scroll(page), "table with the claim bar scrolls sideways at 390 px"
     # on a phone the buttons are on screen without scrolling: the window lasts
     # claim_seconds (they were below the fold, under the hand)
@@ -407,8 +410,10 @@ def test_pong_through_the_claim_bar_then_reload_restores_the_seat(
     sync_api.expect(listed.last).to_have_text(lines[-1])
     assert listed.count() >= 3 and listed.first.inner_text().startswith("第")  # hand_start
     # a sheet at the screen's foot, however short (it floated mid-screen)
-    sheet = page.locator("dialog.modal").bounding_box()
-    assert sheet and abs(sheet["y"] + sheet["height"] - 844) <= 1, sheet
+    page.wait_for_function("""() => {
+        const box = document.querySelector('dialog.modal')?.getBoundingClientRect();
+        return box && Math.abs(box.bottom - 844) <= 1;
+    }""", timeout=3000)
     shot(page, "table-390-log.png")
     page.locator("dialog.modal .buttons button").click()
     sync_api.expect(page.locator("dialog.modal")).to_have_count(0)
@@ -936,8 +941,8 @@ def test_two_people_and_two_bots_through_the_ready_gate(
     play_both_until([alice, bob], "dialog.modal .settlement", 240)
     sync_api.expect(alice.locator("dialog.modal .gate-line")).to_contain_text("2")
     assert no_horizontal_scroll(alice)
-    dialog_box = alice.locator("dialog.modal").bounding_box()
-    assert dialog_box is not None and dialog_box["width"] <= width
+    dialog_box = laid_out_box(alice.locator("dialog.modal"))
+    assert dialog_box["width"] <= width
     sync_api.expect(alice.locator("dialog.modal .buttons button")).to_be_in_viewport()
     shot(alice, f"people-settlement-{tag}.png")
     bob.locator("dialog.modal .buttons button").click()
@@ -1334,9 +1339,13 @@ def test_waiting_room_tells_the_owner_to_start(server: _Server, page_at: Any) ->
     sync_api.expect(page.locator(".buttons .note")).to_have_text("座位已坐满：点“开始”开局")
     sync_api.expect(page.locator("button.start")).to_be_enabled()
     # and 开始 stands out from 离开 beside it (the two looked the same)
-    look = "n => [getComputedStyle(n).fontWeight, getComputedStyle(n).backgroundColor]"
-    start, leave = (page.locator(f".buttons button.{b}").evaluate(look) for b in ("start", "leave"))
-    assert start[0] == "700" and start[1] != leave[1], (start, leave)
+    # (expect retries: a re-render may replace the buttons between two reads, and a
+    # detached node's computed style is empty)
+    start = sync_api.expect(page.locator(".buttons button.start"))
+    start.to_have_css("font-weight", "700")
+    start.to_have_css("background-color", "rgb(255, 215, 106)")  # gold, #ffd76a
+    sync_api.expect(page.locator(".buttons button.leave")).not_to_have_css(
+        "background-color", "rgb(255, 215, 106)")
     shot(page, "ux-waiting-full.png")
 
 
