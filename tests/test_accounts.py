@@ -21,6 +21,7 @@ from hzmj.server import accounts as accounts_module
 from hzmj.server.app import create_app
 from hzmj.server.config import ServerConfig, database_url
 from hzmj.server.storage import make_engine
+from test_server_support import bots_play_to_the_end
 
 PG_URL = os.environ.get("HZMJ_TEST_POSTGRES_URL", "")
 HZMJ_TABLES = "match_players, ratings, sessions, accounts, actions, seats, rooms, alembic_version"
@@ -409,14 +410,7 @@ def test_a_deal_the_client_chose_is_rated_for_nobody(client: TestClient) -> None
     # could pick deals a bot loses: the match is stored, no rating moves
     room = client.post("/api/rooms", json={"rules": {"players": 2}, "seed": 5}).json()["room_id"]
     me = client.post(f"/api/rooms/{room}/seats", json={"name": "host"}).json()
-    for seat in range(2):
-        assert client.post(f"/api/rooms/{room}/bots", json={"seat": seat, "bot": "random"},
-                           headers=bearer(me["token"])).status_code == 200
-    assert client.post(f"/api/rooms/{room}/start", headers=bearer(me["token"])).status_code == 200
-    deadline = time.monotonic() + 120
-    while client.get(f"/api/rooms/{room}").json()["status"] != "over":
-        assert time.monotonic() < deadline, "the match did not end"
-        time.sleep(0.1)
+    bots_play_to_the_end(client, room, me["token"], 2)
     assert client.get(f"/api/rooms/{room}").json()["seed"] == 5
     bot = client.get("/api/players/bot:random")
     assert bot.status_code == 404 or bot.json()["rated_matches"] == 0, bot.text

@@ -4,7 +4,6 @@ records, the browser pages, and the protocol schema kept in docs/."""
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from fastapi.testclient import TestClient
 from hzmj.server.app import create_app
 from hzmj.server.config import ServerConfig, database_url
 from hzmj.server.protocol import protocol_schema
+from test_server_support import bots_play_to_the_end
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
@@ -286,14 +286,7 @@ def test_metrics_for_an_operator_count_rooms_moves_hands_and_refusals(tmp_path: 
         now = c.get("/metrics", headers=bearer("s3cret")).text
         assert metric(now, 'hzmj_rooms{status="open"}') == 1
         assert c.get("/api/rooms/nope").status_code == 404
-        for seat in range(2):  # the owner hands its own seat to a bot too
-            assert c.post(f"/api/rooms/{room}/bots", json={"seat": seat, "bot": "random"},
-                          headers=bearer(me["token"])).status_code == 200
-        assert c.post(f"/api/rooms/{room}/start", headers=bearer(me["token"])).status_code == 200
-        deadline = time.monotonic() + 120
-        while c.get(f"/api/rooms/{room}").json()["status"] != "over":
-            assert time.monotonic() < deadline, "the match did not end"
-            time.sleep(0.05)
+        bots_play_to_the_end(c, room, me["token"], 2)
         record = c.get(f"/api/matches/{room}/record").json()
         end = c.get("/metrics", headers=bearer("s3cret")).text
 
