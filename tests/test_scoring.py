@@ -418,7 +418,7 @@ def test_rules_8_4_10_4_no_houbanchang_chengbao_on_a_discard_win() -> None:
         settle(rules, **args, piao_feeders=[2])  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("win_tile, caishen", [(99, WHITE), (-1, WHITE), (0, 34), (0, True)])
+@pytest.mark.parametrize("win_tile, caishen", [(99, WHITE), (-1, WHITE), (0, 34)])
 def test_score_hand_refuses_a_tile_that_is_no_kind(win_tile: int, caishen: int) -> None:
     # an IndexError (or a Python negative index) before; RULES §1.1: kinds are 0–33
     # (the compiled engine refuses a bool for an int as a TypeError)
