@@ -288,16 +288,21 @@ class ClusterLobby(Lobby):
         self.store.fences.pop(room_id, None)
         if room_id not in self.owned:
             return  # a finished room: its lease went when it ended
-        self.owned.discard(room_id)
         try:
-            await self.redis.srem(LIVE, room_id)
-            await self.redis.hdel(INFOS, room_id)
-            await self.redis.hdel(CREATORS, room_id)
-            await self._release(keys=[lease_key(room_id)], args=[self.node_id])
-            await self._set_load()
+            await self._let_go(room_id)
         except RedisError:
             log.warning("node %s: could not free room %s; its lease will expire",
                         self.node_id, room_id)
+
+    async def _let_go(self, room_id: str) -> None:
+        """This node holds ``room_id`` no more (over, evicted or expired): out of the live
+        set, the cluster's lobby and the creators' count, its lease freed."""
+        self.owned.discard(room_id)
+        await self.redis.srem(LIVE, room_id)
+        await self.redis.hdel(INFOS, room_id)
+        await self.redis.hdel(CREATORS, room_id)
+        await self._release(keys=[lease_key(room_id)], args=[self.node_id])
+        await self._set_load()
 
     def _own(self, room: Room) -> None:
         self.owned.add(room.id)
@@ -349,12 +354,7 @@ class ClusterLobby(Lobby):
                 continue
             info = room.info()
             if info.status == "over":  # nothing left to own: the database has the record
-                self.owned.discard(room_id)
-                await self.redis.srem(LIVE, room_id)
-                await self.redis.hdel(INFOS, room_id)
-                await self.redis.hdel(CREATORS, room_id)
-                await self._release(keys=[lease_key(room_id)], args=[self.node_id])
-                await self._set_load()
+                await self._let_go(room_id)
             else:
                 await self.redis.hset(INFOS, room_id, info.model_dump_json())
             await self.redis.publish(lobby_channel(self.redis), json.dumps({"type": "room",
