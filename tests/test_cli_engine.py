@@ -60,6 +60,17 @@ def test_replay_verify_fails_on_a_tampered_record(tmp_path: Path) -> None:
     assert "points" in result.stderr
 
 
+def test_replay_verify_fails_on_points_edited_to_floats(tmp_path: Path) -> None:
+    # the figures compared equal (1.0 == 1): the edited record printed "verified"
+    path = _finished_record(tmp_path)
+    record = json.loads(path.read_text())
+    record["points"] = [float(p) for p in record["points"]]
+    path.write_text(json.dumps(record))
+    result = runner.invoke(app, ["replay", str(path), "--verify"])
+    assert result.exit_code == 1 and "verified" not in result.stdout
+    assert result.stderr.startswith("DIFFERENCE: points: record has [")
+
+
 def test_replay_rejects_a_broken_file(tmp_path: Path) -> None:
     path = tmp_path / "bad.json"
     path.write_text("{not json")

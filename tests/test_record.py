@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from typing import Any
 
 import pytest
 
@@ -67,6 +68,22 @@ def test_verify_reports_tampered_fields(key: str, value: object) -> None:
     record[key] = value
     problems = verify(record)
     assert len(problems) == 1 and problems[0].startswith(key)
+
+
+@pytest.mark.parametrize(("key", "edit"), [
+    ("points", lambda v: [float(p) for p in v]),
+    ("points", lambda v: [*v[:-1], v[-1] + 0.0]),
+    ("hands", lambda v: [[float(d) for d in h] for h in v]),
+    ("over", int),
+])
+def test_verify_wants_the_exact_json_types(key: str, edit: Any) -> None:
+    # 1.0 == 1 and True == 1 in Python: a record whose points were edited to floats (or
+    # whose "over" became 1) passed `hzmj replay --verify`; a record's figures are ints
+    record = json.loads(json.dumps(played(Rules(), 2).record()))
+    stored = record[key]
+    record[key] = edit(stored)
+    assert record[key] == stored  # what Python's == could not tell apart
+    assert verify(record) == [f"{key}: record has {record[key]!r}, replay gives {stored!r}"]
 
 
 @pytest.mark.parametrize("key", ["points", "hands", "over", "events_digest"])

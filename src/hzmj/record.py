@@ -201,6 +201,20 @@ def verify(record: Mapping[str, Any]) -> list[str]:
     for key in ("points", "hands", "over", "events_digest"):
         if key not in record:  # nothing to compare is no proof: make_record writes them all
             problems.append(f"{key}: missing from the record, replay gives {fresh[key]!r}")
-        elif record[key] != fresh[key]:
+        elif not _identical(record[key], fresh[key]):
             problems.append(f"{key}: record has {record[key]!r}, replay gives {fresh[key]!r}")
     return problems
+
+
+def _identical(stored: Any, fresh: Any) -> bool:
+    """``stored == fresh`` with every number, list and object of the same JSON type: a
+    record's points are whole numbers and ``over`` is true or false, while Python holds
+    ``1.0 == 1 == True`` (points edited to floats, or ``over`` to 0, verified)."""
+    if type(stored) is not type(fresh):
+        return False
+    if isinstance(fresh, list):
+        return len(stored) == len(fresh) and all(map(_identical, stored, fresh))
+    if isinstance(fresh, dict):
+        return stored.keys() == fresh.keys() and all(_identical(stored[k], v)
+                                                      for k, v in fresh.items())
+    return bool(stored == fresh)
