@@ -8,6 +8,8 @@ compares against the logged engine, so a rule never differs between the modes.
 from __future__ import annotations
 
 import random
+import re
+from typing import Any
 
 import pytest
 
@@ -236,6 +238,43 @@ def test_determinize_rejects_what_it_cannot_deal() -> None:
     play_random(done, random.Random(2))
     with pytest.raises(ValueError, match="over"):
         determinize(done.view(0), random.Random(0))
+
+
+@pytest.mark.parametrize("view", [None, [1, 2], "view", 7])
+def test_determinize_refuses_what_is_no_view_as_a_type_error(view: Any) -> None:
+    # an AttributeError ('list' object has no attribute 'get') said nothing of the cause
+    with pytest.raises(TypeError, match="seat's view"):
+        determinize(view, random.Random(0))
+    with pytest.raises(TypeError, match=r"random\.Random"):
+        determinize(Match(Rules(), 1).view(0), None)  # type: ignore[arg-type]
+
+
+def _edited(edit: Any) -> dict[str, Any]:
+    view = Match(Rules(), 3).view(0)
+    edit(view)
+    return view
+
+
+@pytest.mark.parametrize(("edit", "says"), [
+    (lambda v: v.clear(), "lacks seat, over, phase, rules, players"),
+    (lambda v: v.pop("players"), "lacks players:"),
+    (lambda v: v.pop("hand"), "lacks hand:"),
+    (lambda v: v["players"][1].pop("melds"), "malformed view: no 'melds'"),
+    (lambda v: v.__setitem__("players", None), "malformed view"),
+    (lambda v: v.__setitem__("dice", [3]), "malformed view"),
+    (lambda v: v.__setitem__("seat", True), "seat must be a seat number"),
+    (lambda v: v.__setitem__("seat", 4), "seat 4 at a table of 4"),
+    (lambda v: v.__setitem__("seat", -1), "seat -1 at a table of 4"),
+    (lambda v: v.__setitem__("players", v["players"][:2]), "2 players"),
+    (lambda v: v["players"][1].__setitem__("concealed_count", -3), "concealed_count"),
+    (lambda v: v.__setitem__("live", "63"), "live count"),
+    (lambda v: v["hand"].__setitem__(0, 5), "malformed view"),
+])
+def test_determinize_names_what_a_malformed_view_lacks(edit: Any, says: str) -> None:
+    # KeyError 'players', AttributeError, IndexError; a negative concealed_count dealt
+    # that seat all but three of the unseen tiles
+    with pytest.raises(ValueError, match=re.escape(says)):
+        determinize(_edited(edit), random.Random(0))
 
 
 @pytest.mark.parametrize("log", [False, True])

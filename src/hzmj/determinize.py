@@ -3,6 +3,7 @@
 >>> import random
 >>> from hzmj.game import Match
 >>> from hzmj.rules import Rules
+from hzmj.shown import clip, shown
 >>> m = Match(Rules(), seed=7)
 >>> seat = m.to_move()[0]
 >>> world = determinize(m.view(seat), random.Random(1))
@@ -38,25 +39,67 @@ from hzmj.events import Action, action_from_json
 from hzmj.game import DEAD_WALL, Match, SeatState
 from hzmj.hand import key_units
 from hzmj.rules import Rules
+from hzmj.shown import clip, shown
 from hzmj.tiles import NUM_KINDS, Meld, MeldKind, Tile, counts_of, full_set, tile, tile_name
 
 _SEED_BITS: Final = 63
+
+
+#: the keys of ``Match.view(seat)`` that a world is built from
+VIEW_KEYS: Final = ("seat", "over", "phase", "rules", "players", "caishen", "indicator",
+                    "hand", "live", "dealer", "level", "hand_no", "dice", "turn", "lock",
+                    "claim", "last_draw", "legal_actions", "to_move")
 
 
 def determinize(view: Mapping[str, Any], rng: random.Random, *, log: bool = False) -> Match:
     """A match consistent with ``view`` (a seat's ``Match.view(seat)``), the unseen tiles
     dealt at random from ``rng`` (see the module docstring).
 
-    ``ValueError`` for a spectator's view, a finished match, or a view whose tiles do not
-    add up (more copies seen than exist, or no kind left for a face-down kong).
+    ``TypeError`` when ``view`` is not a mapping (a view is a dict) or ``rng`` no
+    ``random.Random``; ``ValueError`` for a view lacking one of :data:`VIEW_KEYS` (named),
+    a spectator's view, a finished match, a view whose tiles do not add up (more copies
+    seen than exist, or no kind left for a face-down kong), or any other malformed content
+    (a player without ``melds``, a tile that is no tile, a count that is no number).
     """
-    seat = view.get("seat")
-    if not isinstance(seat, int):
+    if not isinstance(view, Mapping):
+        raise TypeError(f"determinize needs a seat's view (the dict Match.view(seat) "
+                        f"returns), got {type(view).__name__}")
+    if not isinstance(rng, random.Random):
+        raise TypeError(f"determinize needs a random.Random, got {type(rng).__name__}")
+    missing = [key for key in VIEW_KEYS if key not in view]
+    if missing:
+        raise ValueError(f"the view lacks {', '.join(missing)}: determinize needs the whole "
+                         "of Match.view(seat)")
+    seat = view["seat"]
+    if seat is None:
         raise ValueError("determinize needs a seat's view, not a spectator's")
-    if view.get("over") or view.get("phase") == "over":
+    if type(seat) is not int:  # true is no seat
+        raise ValueError(f"the view's seat must be a seat number, got {shown(seat)}")
+    if view["over"] or view["phase"] == "over":
         raise ValueError("the match is over: nothing to determinize")
+    try:
+        return _deal(view, seat, rng, log)
+    except KeyError as exc:  # a player or meld without one of its fields
+        raise ValueError(f"malformed view: no {clip(str(exc), 80)} where one was "
+                         "expected") from None
+    except (TypeError, AttributeError, IndexError) as exc:  # a field of the wrong shape
+        raise ValueError(f"malformed view: {clip(str(exc), 200)}") from None
+
+
+def _deal(view: Mapping[str, Any], seat: int, rng: random.Random, log: bool) -> Match:
+    """:func:`determinize` of a view with every key and a seat."""
     rules = Rules.from_dict(view["rules"])
     players = view["players"]
+    if len(players) != rules.players or not 0 <= seat < rules.players:
+        raise ValueError(f"the view has {len(players)} players and seat {seat} at a table "
+                         f"of {rules.players}")
+    for p in players:
+        count = p["concealed_count"]
+        if type(count) is not int or not 0 <= count <= 14:  # RULES §4.4: 14 at most
+            raise ValueError(f"a player's concealed_count must be 0..14, got {shown(count)}")
+    if type(view["live"]) is not int or view["live"] < 0:
+        raise ValueError(f"the view's live count must be a whole number ≥ 0, got "
+                         f"{shown(view['live'])}")
     cs = tile(view["caishen"])
     indicator = tile(view["indicator"]) if view["indicator"] is not None else None
     own = [tile(t) for t in view["hand"]]
