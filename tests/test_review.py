@@ -180,6 +180,20 @@ def test_review_refuses_bad_input() -> None:
         review({**record, "actions": [{"type": "pass", "seat": 0}]}, 0, "efficiency")
 
 
+def test_review_refuses_the_random_bot_whose_values_rank_nothing(tmp_path: Path) -> None:
+    # the random bot lists every legal move at 1/n, so every move played "agreed":
+    # `hzmj review --bot random` reported 100 % agreement and no loss
+    record, bot = _record(), "random"
+    with pytest.raises(ValueError, match="values every legal move alike"):
+        review(record, 0, bot)
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record))
+    out = CliRunner().invoke(app, ["review", str(path), "--seat", "0", "--bot", bot])
+    assert out.exit_code == 2 and out.stdout == ""
+    assert out.stderr.startswith("error: ") and "review with expert, strong, efficiency" \
+        in out.stderr
+
+
 def test_review_cli_json_and_table(tmp_path: Path) -> None:
     path = tmp_path / "record.json"
     path.write_text(json.dumps(_record()))

@@ -30,7 +30,9 @@ COSTLIEST: Final = 5
 TOP: Final = 3
 
 UNITS: Final = {"expert": "expected points of the hand", "strong": "expected multiplier M",
-                "efficiency": "efficiency score", "random": "uniform"}
+                "efficiency": "efficiency score"}
+"""The reviewing bots and the unit of their values.  The random bot is none: it values
+every legal move alike (1/n), so every move played would "agree" with it."""
 
 
 def review(record: Mapping[str, Any], seat: int, bot: str = DEFAULT_BOT,
@@ -50,12 +52,17 @@ def review(record: Mapping[str, Any], seat: int, bot: str = DEFAULT_BOT,
     action's place in the record; ``top``: the bot's best choices with their values;
     ``loss``: ``None`` when the bot did not value the move played; ``agree``: the move
     played is the bot's choice or valued at least as high, and then ``loss`` is 0).
-    ``ValueError`` for a seat not at the table or a bot that sees hidden tiles;
+    ``ValueError`` for a seat not at the table, a bot that sees hidden tiles, or one whose
+    values do not rank the moves (the random bot: not one of :data:`UNITS`);
     :class:`RecordError` for a record that does not replay.
     """
     if sees_all(bot):
         raise ValueError(f"{bot} sees every tile: a review uses the seat's view only")
     reviewer = make_bot(bot, 0)
+    base = bot.partition(":")[0].partition("@")[0]
+    if base not in UNITS:
+        raise ValueError(f"{bot} values every legal move alike: it cannot review (every "
+                         f"move would agree with it); review with {', '.join(UNITS)}")
     match, steps = replay_steps(record)
     if not (isinstance(seat, int) and 0 <= seat < match.n):
         raise ValueError(f"seat must be 0..{match.n - 1}, got {shown(seat)}")
@@ -108,7 +115,7 @@ def review(record: Mapping[str, Any], seat: int, bot: str = DEFAULT_BOT,
     hands = len(played_in) or 1
     total = sum(valued)
     return {
-        "seat": seat, "bot": bot, "unit": UNITS.get(bot.partition(":")[0].partition("@")[0], ""),
+        "seat": seat, "bot": bot, "unit": UNITS[base],
         "hands": len(match.results), "hands_reviewed": reviewed_hands,
         "hands_played": len(played_in),
         "decisions": decisions, "reviewed": len(decisions), "skipped": skipped,
