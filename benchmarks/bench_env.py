@@ -57,12 +57,12 @@ def hzmj_steps(env: HzmjAECEnv, steps: int, rng: random.Random) -> int:
 
 def vector_steps(venv: HzmjVectorEnv, steps: int, rng: random.Random) -> int:
     """Step every table of ``venv`` until ``steps`` table-steps are done; return them."""
-    _, mask, _ = venv.reset(seed=rng.getrandbits(32))
+    obs, _ = venv.reset(seed=rng.getrandbits(32))
     done = 0
     while done < steps:
         actions = [int(np.flatnonzero(row)[-1]) if rng.random() < 0.5 else
-                   int(rng.choice(np.flatnonzero(row))) for row in mask]
-        _, mask, _, _, _ = venv.step(actions)
+                   int(rng.choice(np.flatnonzero(row))) for row in obs["action_mask"]]
+        obs, *_ = venv.step(actions)
         done += venv.num_tables
     return done
 

@@ -4,9 +4,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+from gymnasium.vector import AutoresetMode, VectorEnv
 from pettingzoo.test import api_test
 
-from hzmj.env.encoding import ACTION_SIZE, OBS_SHAPE, action_index, encode_view
+from hzmj.env.encoding import ACTION_SIZE, OBS_SHAPE, action_index, encode_match, encode_view
 from hzmj.env.gym_env import HzmjSeatEnv
 from hzmj.env.pettingzoo_env import HzmjAECEnv
 from hzmj.env.vector import HzmjVectorEnv
@@ -150,9 +151,9 @@ def test_envs_refuse_an_action_that_is_no_integer_index(kind: Any) -> None:
     with pytest.raises(ValueError, match="integer"):
         gym.step(kind(int(np.flatnonzero(obs["action_mask"])[0])))
     venv = HzmjVectorEnv(1)
-    _, mask, _ = venv.reset(seed=1)
+    vobs, _ = venv.reset(seed=1)
     with pytest.raises(ValueError, match="integer"):
-        venv.step([kind(int(np.flatnonzero(mask[0])[0]))])
+        venv.step([kind(int(np.flatnonzero(vobs["action_mask"][0])[0]))])
     aec.step(np.int64(legal))  # numpy integers are indices
 
 
@@ -166,6 +167,55 @@ def test_envs_refuse_an_action_that_is_no_integer_index(kind: Any) -> None:
 def test_gym_env_refuses_a_bad_seat_or_penalty(kwargs: dict[str, Any], says: str) -> None:
     with pytest.raises(ValueError, match=says):
         HzmjSeatEnv(**kwargs)
+
+
+@pytest.mark.parametrize(("rules", "max_hands"), [(Rules(players=2), None),
+                                                   (Rules(players=3), 1)])
+def test_vector_env_tells_a_match_over_from_one_cut_short(rules: Rules,
+                                                          max_hands: int | None) -> None:
+    # RULES §12: the match's own end terminates; max_hands is a time limit (truncation).
+    # One `dones` flag said both, and the ended episode's last observation was lost, so
+    # a learner could not bootstrap past a time limit
+    venv = HzmjVectorEnv(3, rules, max_hands=max_hands)
+    assert isinstance(venv, VectorEnv) and venv.num_envs == 3
+    assert venv.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
+    obs, infos = venv.reset(seed=2)
+    assert venv.observation_space.contains(obs) and infos["seat"].dtype == np.int64
+    rng = np.random.default_rng(2)
+    ended = 0
+    while ended < 3:
+        before = list(venv.matches)
+        actions = [int(rng.choice(np.flatnonzero(row))) for row in obs["action_mask"]]
+        obs, rewards, terminated, truncated, infos = venv.step(actions)
+        assert rewards.shape == (3, rules.players) and not (terminated & truncated).any()
+        done = terminated | truncated
+        assert np.array_equal(infos.get("_final_obs", np.zeros(3, bool)), done)
+        for i in np.flatnonzero(done):
+            m = before[i]  # the ended match, whose table now plays a new one
+            assert venv.matches[i] is not m and terminated[i] == m.over
+            final, info = infos["final_obs"][i], infos["final_info"]
+            assert info["hands"][i] == len(m.results) == (max_hands or rules.hands)
+            assert list(info["points"][i]) == m.points()
+            seat = info["seat"][i]
+            assert np.array_equal(final["observation"], encode_match(m, seat))
+            if m.over:  # nothing follows: the seat that acted, no legal move
+                assert seat == m.actions[-1].seat and not final["action_mask"].any()
+            else:  # truncated: the next state, as its seat to move sees it
+                assert seat == m.to_move()[0] and final["action_mask"].any()
+            ended += 1
+        assert venv.observation_space.contains(obs)
+
+
+@pytest.mark.parametrize(("kwargs", "says"), [
+    ({"seed": 1.5}, "seed"), ({"seed": True}, "seed"), ({"seed": [1, 2]}, "seed"),
+    ({"options": {"reset_mask": [True, False]}}, "no options"),
+])
+def test_vector_env_reset_refuses_what_it_cannot_use(kwargs: dict[str, Any],
+                                                     says: str) -> None:
+    with pytest.raises(ValueError, match=says):
+        HzmjVectorEnv(2).reset(**kwargs)
+    obs, _ = HzmjVectorEnv(2).reset(seed=np.int64(3), options={})
+    assert np.array_equal(obs["observation"], HzmjVectorEnv(2).reset(seed=3)[0]["observation"])
 
 
 @pytest.mark.parametrize("tables", [0, 2.5, True, "4"])

@@ -53,18 +53,22 @@ def test_state_encoder_equals_view_encoder_on_100k_observations() -> None:
 
 def run_vector(seed: int, steps: int, rules: Rules) -> list[tuple[object, ...]]:
     venv = HzmjVectorEnv(6, rules, max_hands=2)
-    obs, mask, seats = venv.reset(seed=seed)
+    obs, infos = venv.reset(seed=seed)
     rng = np.random.default_rng(seed)
     out: list[tuple[object, ...]] = []
     for _ in range(steps):
         # random, but always win when a win (index 34) is offered
-        actions = [34 if row[34] else int(rng.choice(np.flatnonzero(row))) for row in mask]
+        actions = [34 if row[34] else int(rng.choice(np.flatnonzero(row)))
+                   for row in obs["action_mask"]]
         for i, m in enumerate(venv.matches):  # each table shows its seat to move
-            assert seats[i] == m.to_move()[0] and np.array_equal(obs[i], encode_match(m, seats[i]))
-        obs, mask, seats, rewards, dones = venv.step(actions)
+            seat = infos["seat"][i]
+            assert seat == m.to_move()[0]
+            assert np.array_equal(obs["observation"][i], encode_match(m, seat))
+        obs, rewards, terminated, truncated, infos = venv.step(actions)
         assert (rewards.sum(axis=1) == 0).all()  # RULES §10.6: zero-sum
-        out.append((obs.tobytes(), mask.tobytes(), seats.tolist(), rewards.tolist(),
-                    dones.tolist()))
+        out.append((obs["observation"].tobytes(), obs["action_mask"].tobytes(),
+                    infos["seat"].tolist(), rewards.tolist(), terminated.tolist(),
+                    truncated.tolist()))
     return out
 
 
@@ -72,13 +76,14 @@ def test_vector_env_steps_every_table_and_replays_from_its_seed() -> None:
     rules = Rules(players=3)
     first = run_vector(4, 700, rules)
     assert first == run_vector(4, 700, rules)
-    assert any(any(d) for *_, d in first)  # some episodes ended (and were reset)
-    assert any(any(any(r) for r in rs) for *_, rs, _ in first)  # and paid out
+    assert any(any(t) for *_, t in first)  # some episodes were cut short (and reset)
+    assert any(any(any(r) for r in rs) for *_, rs, _, _ in first)  # and paid out
 
 
 def test_vector_env_rejects_an_illegal_action_before_moving_any_table() -> None:
     venv = HzmjVectorEnv(2)
-    _, mask, _ = venv.reset(seed=0)
+    obs, _ = venv.reset(seed=0)
+    mask = obs["action_mask"]
     ids = [m.state_id for m in venv.matches]
     bad = int(np.flatnonzero(mask[1] == 0)[0])
     with pytest.raises(ValueError, match="table 1"):
