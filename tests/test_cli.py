@@ -416,6 +416,19 @@ def test_settle_refuses_what_no_hand_can_have_rules_10_4(args: list[str], says: 
     assert says in run_error("settle", "--winner", "1", "--multiplier", "2", *args)
 
 
+@pytest.mark.parametrize("m", [512, 2 ** 300])
+def test_settle_refuses_a_multiplier_no_hand_scores_rules_9(m: int) -> None:
+    # 2^10000 was settled and printed: shares of 3,000 digits for a hand that cannot be
+    assert "no hand scores more than M = 256" in run_error(
+        "settle", "--winner", "0", "--multiplier", str(m))
+    # the largest M there is (RULES §9.3: 双飘四杠 ×128, one 飘 more) still settles
+    top = run_json("score", "[1111m][2222m][3333m][4444m]P", "--win", "9p",
+                   "--chain", "piao,piao,piao,kong,kong,kong,kong")
+    assert top["multiplier"] == 256
+    assert run_json("settle", "--winner", "0", "--multiplier", "256")["deltas"] == [
+        1536, -512, -512, -512]
+
+
 def test_node_alone_prints_its_help_like_hzmj_alone() -> None:
     result = runner.invoke(app, ["node"])
     assert result.exit_code == 0 and "drain" in result.stdout and result.stderr == ""

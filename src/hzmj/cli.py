@@ -138,6 +138,10 @@ RayOpt = Annotated[str | None, typer.Option(
 MAX_HANDS = 1_000_000
 """The most ``--hands`` of simulate and arena: a day of play or more; an arena plans every
 match before the first, so a larger count only fills the memory."""
+MAX_MULTIPLIER = 2 ** 8
+"""The largest hand multiplier M (RULES §9.1): 2^(1+k+p) with the 4 kongs a hand can hold
+and 3 财神 discards (the 4th 财神 is the 爆头 pair's; flip mode has 3 in all), or
+2^(2+h+p) for 七客 with 3 natural quads and 3 财神 discards."""
 CaishenOpt = Annotated[
     str,
     typer.Option("--caishen", metavar="TILE",
@@ -368,6 +372,10 @@ def settle_command(
 ) -> None:
     """Settle a won hand: who pays whom and why (RULES §10)."""
     rules = parse_rules(rule, players=players)
+    if multiplier > MAX_MULTIPLIER:
+        fail(f"--multiplier: no hand scores more than M = {MAX_MULTIPLIER} (RULES §9: "
+             f"爆头 with 4 kongs and 3 财神 discards in the chain, or 三豪华七客 with 3), "
+             f"got {shown(multiplier)}")
     feeders = [parse_seat("--piao-feeder", s) for s in piao_feeder or ()]
     try:
         result = settle(rules, winner=winner, multiplier=multiplier, dealer=dealer,
