@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from hzmj.bots.random_bot import RandomBot
@@ -77,6 +78,22 @@ def test_replay_rejects_a_broken_file(tmp_path: Path) -> None:
     result = runner.invoke(app, ["replay", str(path)])
     assert result.exit_code == 2
     assert "cannot read" in result.stderr
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ("", "the file is empty"), (" \n", "the file is empty"),  # was "Expecting value: line 1"
+    ('{"format": "hzmj-record", "ver', "Unterminated string"),
+    ("[]", "not an hzmj-record object"),
+])
+@pytest.mark.parametrize("command", [["replay", "--verify"], ["review", "--seat", "0"]])
+def test_replay_and_review_say_what_is_wrong_with_the_file(text: str, says: str,
+                                                           command: list[str],
+                                                           tmp_path: Path) -> None:
+    path = tmp_path / "record.json"
+    path.write_text(text)
+    result = runner.invoke(app, [command[0], str(path), *command[1:]])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.startswith("error: ") and says in result.stderr
 
 
 def test_replay_rejects_a_record_with_bad_rules(tmp_path: Path) -> None:

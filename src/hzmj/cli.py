@@ -225,7 +225,8 @@ def read_record_file(path: str) -> Any:
     except (OSError, ValueError, RecursionError) as exc:  # JSONDecodeError, not UTF-8
         # Python's own words for a 5,000-digit number advise sys.set_int_max_str_digits
         reason = ("a number in it has too many digits" if "int_max_str_digits" in str(exc)
-                  else str(exc))
+                  else "the file is empty" if isinstance(exc, json.JSONDecodeError)
+                  and not exc.doc.strip() else str(exc))
         fail(f"cannot read {path}: {reason}")
 
 
