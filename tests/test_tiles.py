@@ -175,6 +175,30 @@ def test_tile_rejects_other_than_one(name: str) -> None:
         tile(name)
 
 
+@pytest.mark.parametrize("name", [None, 34, -1, 1.0])
+def test_tile_of_what_is_no_name_is_a_type_error_saying_so(name: object) -> None:
+    # tile(34) said "object of type 'int' has no len()" (the compiled engine: TypeError)
+    with pytest.raises(TypeError, match="string such as '5m'|str"):
+        tile(name)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("text", [None, 123, b"123m"])
+def test_parse_hand_of_what_is_no_string_is_a_type_error(text: object) -> None:
+    with pytest.raises(TypeError, match="string such as '123m456p'|str"):
+        parse_hand(text)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("caishen", [99, -1, "5m", float("nan")])
+def test_parse_hand_refuses_a_caishen_that_is_no_kind(caishen: object) -> None:
+    # RULES §5.3: no meld may hold the 财神; 99 or "5m" was taken and no meld checked
+    # (the compiled engine refuses a non-int as TypeError)
+    with pytest.raises((ValueError, TypeError)) as caught:
+        parse_hand("123m[555m]", caishen)  # type: ignore[arg-type]
+    assert caught.type is TypeError or "not a tile kind" in str(caught.value)
+    with pytest.raises(TileParseError, match="财神"):  # a real kind is checked
+        parse_hand("123m[555m]", tile("5m"))
+
+
 @pytest.mark.parametrize(("kind", "name", "zh", "en", "glyph"), [
     (0, "1m", "一万", "1 characters", "\U0001F007"),
     (8, "9m", "九万", "9 characters", "\U0001F00F"),

@@ -92,11 +92,14 @@ def _excerpt(text: str, position: int) -> str:
 def tile(name: str) -> Tile:
     """Parse exactly one tile, e.g. ``"5m"``, ``"7z"``, ``"P"`` or ``"白"``.
 
-    Raises :class:`TileParseError` when ``name`` is not exactly one valid tile.
+    Raises :class:`TileParseError` when ``name`` is not exactly one valid tile,
+    ``TypeError`` when it is no string (a kind is already a tile: ``tile_name(5)``).
     """
     hit = _ONE_TILE.get(name)  # the names views and records carry: no scan
     if hit is not None:
         return hit
+    if not isinstance(name, str):  # len(34) said "object of type 'int' has no len()"
+        raise TypeError(f"a tile name is a string such as '5m', got {name!r}")
     tiles = parse_tiles(name)
     if len(tiles) != 1:
         raise TileParseError(name, 0, f"expected exactly one tile, got {len(tiles)}")
@@ -410,8 +413,13 @@ def parse_hand(text: str, caishen: Tile | None = None) -> Hand:
     hold a white dragon standing in (``[4pP6p]`` with 财神 5p, see :meth:`Meld.of`) and
     no meld may hold a 财神.  Raises :class:`TileParseError` for malformed notation, an
     invalid meld (e.g. ``[124m]``), an unclosed bracket, or a fifth copy of a kind
-    counted over the whole hand.
+    counted over the whole hand; ``ValueError`` for a ``caishen`` that is no tile kind
+    (an ``int`` 0–33), ``TypeError`` for a ``text`` that is no string.
     """
+    if not isinstance(text, str):
+        raise TypeError(f"a hand is a string such as '123m456p', got {text!r}")
+    if caishen is not None:
+        _check_kind(caishen)  # 99 or "5m" was taken, and no meld checked against it
     concealed: list[tuple[Tile, int]] = []
     melds: list[Meld] = []
     all_pairs: list[tuple[Tile, int]] = []
