@@ -424,3 +424,42 @@ def test_score_hand_refuses_a_tile_that_is_no_kind(win_tile: int, caishen: int) 
     # (the compiled engine refuses a bool for an int as a TypeError)
     with pytest.raises((ValueError, TypeError)):
         score_hand(parse_hand("123456789m11p22s"), win_tile, caishen)
+
+
+def test_score_hand_refuses_a_hand_string_and_a_chain_string() -> None:
+    # a str hand raised AttributeError ('str' object has no attribute 'size'); a chain
+    # "piao" was read item by item ('p' is no chain item)
+    with pytest.raises(TypeError, match="Hand|str"):
+        score_hand("123456789m111pP", tile("1z"), WHITE)  # type: ignore[arg-type]
+    hand = parse_hand("123456789m111pP")
+    with pytest.raises(TypeError, match=r"\['piao', 'kong'\]"):
+        score_hand(hand, tile("1z"), WHITE, "piao")
+    assert score_hand(hand, tile("1z"), WHITE, ["piao"]).multiplier == 4  # RULES §9 财飘
+
+
+@pytest.mark.parametrize(("kwargs", "says"), [
+    ({"multiplier": 1.0}, "multiplier"), ({"multiplier": float("nan")}, "multiplier"),
+    ({"multiplier": "2"}, "multiplier"), ({"level": 1.0}, "level"),
+    ({"winner": 1.0}, "winner"), ({"dealer": 0.0}, "dealer"),
+    ({"tan": {(1, 0): 2.5}}, "摊"), ({"tan": {(1, 0): float("nan")}}, "摊"),
+    ({"tan": {(1, 0): "2"}}, "摊"),
+])
+def test_settle_refuses_numbers_that_are_no_whole_numbers_rules_10(kwargs: dict[str, object],
+                                                                 says: str) -> None:
+    # a 摊 count of 2.5 or nan settled as none; 1.0 as M or level was a TypeError from
+    # inside (unsupported operand); the compiled engine gives TypeError for a non-int
+    args: dict[str, object] = {"winner": 1, "multiplier": 2, "dealer": 0, "level": 1,
+                               **kwargs}
+    with pytest.raises((ValueError, TypeError)) as caught:
+        settle(Rules(), **args)  # type: ignore[arg-type]
+    assert caught.type is TypeError or says in str(caught.value)
+
+
+def test_settle_takes_no_true_for_a_multiplier_of_1() -> None:
+    # "M=True × dealer factor 2" was settled; the compiled engine reads True as 1
+    try:
+        result = settle(Rules(), winner=0, multiplier=True, dealer=0, level=1)
+    except ValueError as exc:
+        assert "multiplier" in str(exc)
+    else:
+        assert result == settle(Rules(), winner=0, multiplier=1, dealer=0, level=1)

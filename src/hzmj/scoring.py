@@ -16,6 +16,7 @@ from typing import Any, Final, Literal
 
 from hzmj.hand import Reading, holds_caishen, natural_quads, readings
 from hzmj.rules import Rules
+from hzmj.shown import shown
 from hzmj.tiles import NUM_KINDS, WHITE, Hand, Tile
 
 ChainItem = Literal["piao", "kong"]
@@ -236,8 +237,14 @@ def score_hand(
     claim); whether the room allows discard wins at all (the option, the dealer's level
     and the seats) is the engine's to check (:func:`discard_win_allowed`).  ``ValueError``
     for a hand that does not have 13 tiles, a bad chain item, or a ``win_tile`` or
-    ``caishen`` that is no tile kind (an ``int`` 0–33).
+    ``caishen`` that is no tile kind (an ``int`` 0–33); ``TypeError`` for a ``hand``
+    that is no :class:`Hand` or a ``chain`` given as one string.
     """
+    if not isinstance(hand, Hand):  # a str had no attribute 'size'
+        raise TypeError(f"hand must be a Hand (parse_hand('123m…')), got {shown(hand)}")
+    if isinstance(chain, str):  # "piao" was read as the items 'p', 'i', 'a', 'o'
+        raise TypeError(f"chain is a list of items such as ['piao', 'kong'], got "
+                        f"{shown(chain)}")
     for name, kind in (("win_tile", win_tile), ("caishen", caishen)):
         if not isinstance(kind, int) or isinstance(kind, bool) or not 0 <= kind < NUM_KINDS:
             raise ValueError(f"{name} must be a tile kind 0–33, got {kind!r}")
@@ -341,7 +348,7 @@ class Settlement:
 
 def dealer_factor(level: int) -> int:
     """``D = 2^L`` for dealer level 1–3 (RULES §10.1); ``ValueError`` otherwise."""
-    if level not in (1, 2, 3):
+    if not _whole(level) or level not in (1, 2, 3):  # 1.0 and True are in (1, 2, 3)
         raise ValueError(f"dealer level must be 1, 2 or 3, got {level}")
     return 1 << level
 
@@ -388,9 +395,14 @@ def discard_win_allowed(rules: Rules, *, winner: int, discarder: int, dealer: in
     return rules.discard_win and level == 3 and (winner == dealer) != (discarder == dealer)
 
 
+def _whole(value: object) -> bool:
+    """Whether ``value`` is an ``int`` and no ``bool`` (Python holds 1.0 == 1 == True)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _check_seat(name: str, seat: int | None, players: int) -> None:
-    if seat is not None and not (0 <= seat < players):
-        raise ValueError(f"{name} must be a seat 0..{players - 1}, got {seat}")
+    if seat is not None and not (_whole(seat) and 0 <= seat < players):
+        raise ValueError(f"{name} must be a seat 0..{players - 1}, got {seat!r}")
 
 
 def settle(
@@ -424,14 +436,14 @@ def settle(
                                                          level=level):
         raise ValueError("a discard win needs discard_win=true, dealer level 3 and the "
                          "dealer as winner or discarder (RULES §8.4)")
-    if multiplier < 1 or multiplier & (multiplier - 1):
-        raise ValueError(f"multiplier must be a power of two ≥ 1, got {multiplier}")
+    if not _whole(multiplier) or multiplier < 1 or multiplier & (multiplier - 1):
+        raise ValueError(f"multiplier must be a power of two ≥ 1, got {multiplier!r}")
     tan = dict(tan or {})
     for (a, b), count in tan.items():
         _check_seat("tan taker", a, n)
         _check_seat("tan giver", b, n)
-        if a == b or count < 0:
-            raise ValueError(f"bad 摊 entry {a}:{b}:{count}")
+        if a == b or not _whole(count) or count < 0:  # 2.5 and nan were taken
+            raise ValueError(f"bad 摊 entry {a}:{b}:{count!r}")
         limit = tan_limit(rules, taker=a, giver=b, dealer=dealer, level=level)
         if limit is not None and count > limit:
             raise ValueError(f"seat {a} cannot have taken {count} 摊 from seat {b}: at most "
