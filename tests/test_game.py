@@ -680,6 +680,26 @@ def test_rules_13_a_view_of_no_seat_is_refused(seat: Any) -> None:
     assert len(m.hand_of(3).concealed) == 13 and len(m.hand_of(0).concealed) in (13, 14)
 
 
+@pytest.mark.parametrize("seat", [-1, 4, 9, None, 1.0, "0"])
+def test_legal_actions_of_no_seat_is_refused(seat: Any) -> None:
+    # legal_actions(4) at a 4-player table was [] (a seat with nothing to do), hiding the
+    # caller's mistake; None a TypeError from a comparison.  Compiled: TypeError
+    m = Match(Rules(players=4), 1)
+    with pytest.raises((ValueError, TypeError)) as caught:
+        m.legal_actions(seat)
+    assert caught.type is TypeError or "no seat" in str(caught.value)
+    to_move = m.to_move()[0]
+    assert m.legal_actions(to_move) and m.legal_actions((to_move + 1) % 4) == []
+
+
+@pytest.mark.parametrize("rules", [{"players": 4}, None, "hands=8"])
+def test_a_match_of_rules_that_are_no_rules_is_a_type_error(rules: Any) -> None:
+    # a dict said "'dict' object has no attribute 'players'" (AttributeError)
+    with pytest.raises(TypeError, match="Rules"):
+        Match(rules, 1)
+    assert Match(Rules.from_dict({"players": 4}), 1).n == 4
+
+
 def test_rules_6_7_concealed_kong_hidden_until_the_owners_next_draw() -> None:
     m = deal("1111z123m456p789s4z", *NO_EAST, replacements="9m")
     events = act(m, "0 kong 1z concealed")

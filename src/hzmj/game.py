@@ -220,12 +220,18 @@ class Match:
         ``log=False`` builds no events (for simulations and search): :attr:`log` stays
         empty and :meth:`apply` returns ``[]``; everything else — state, legal actions,
         views, results, :meth:`record` (its digest comes from a logged replay) — is the
-        same as with the log.  ``ValueError`` for a seed that is not an integer.
+        same as with the log.  ``ValueError`` for a seed that is not a Python ``int``
+        (``int(seed)`` for a numpy integer); ``TypeError`` for ``rules`` that are no
+        :class:`~hzmj.rules.Rules` (``Rules.from_dict`` makes them from a dict).
         (``_deal=False`` is private: an empty shell that :meth:`clone` and
         :meth:`from_wall` fill, since compiled classes cannot be made by ``__new__``.)
         """
         if isinstance(seed, bool) or not isinstance(seed, int):
-            raise ValueError(f"seed must be an integer, got {seed!r}")
+            raise ValueError(f"seed must be an integer (a Python int: int(seed) for a numpy "
+                             f"integer), got {seed!r}")
+        if not isinstance(rules, Rules):  # a dict had no attribute 'players'
+            raise TypeError(f"rules must be a Rules (Rules.from_dict for a dict), got "
+                            f"{type(rules).__name__}")
         if not _deal:
             return
         self._setup(rules, seed, random.Random(seed).randrange(rules.players), log=log)
@@ -349,7 +355,10 @@ class Match:
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Every action ``seat`` may take now, in a stable order; the last one is the
-        default (RULES §8.7: discard the drawn tile / pass).  Escape is not listed."""
+        default (RULES §8.7: discard the drawn tile / pass).  Escape is not listed.
+        ``ValueError`` for a seat not at the table (seat 4 of 4 had none: ``[]``)."""
+        if not (type(seat) is int and 0 <= seat < self.n):
+            seat = seat_index(seat, self.n)
         return list(self._legal(seat))
 
     def default_action(self, seat: int) -> Action | None:
