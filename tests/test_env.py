@@ -218,6 +218,52 @@ def test_vector_env_reset_refuses_what_it_cannot_use(kwargs: dict[str, Any],
     assert np.array_equal(obs["observation"], HzmjVectorEnv(2).reset(seed=3)[0]["observation"])
 
 
+@pytest.mark.parametrize("env", ENVS)
+@pytest.mark.parametrize("rules", [{"players": 2}, "players=2"])
+def test_envs_refuse_rules_that_are_no_rules(env: str, rules: Any) -> None:
+    # a dict was an AttributeError ('dict' object has no attribute 'players'), and the
+    # vector env took it until reset
+    with pytest.raises(TypeError, match="Rules.from_dict"):
+        ENVS[env](rules=rules)
+    assert ENVS[env](rules=Rules.from_dict(rules) if isinstance(rules, dict)
+                     else None).rules.players == (2 if isinstance(rules, dict) else 4)
+
+
+@pytest.mark.parametrize(("opponents", "says"), [
+    ("nobody", "unknown bot"), ("strong:0", "budget"), ("oracle", "sees every tile"),
+    (None, "bot name"),
+])
+def test_gym_env_refuses_opponents_it_cannot_seat_when_made(opponents: Any,
+                                                             says: str) -> None:
+    # an unknown bot failed only at reset, the oracle with a RuntimeError there
+    with pytest.raises(ValueError, match=says):
+        HzmjSeatEnv(opponents=opponents)
+
+
+def test_aec_env_takes_a_numpy_seed_and_names_an_unknown_agent() -> None:
+    # np.int64(3) was a TypeError from random.seed ("The only supported seed types…");
+    # observe("seat_9") a bare KeyError 'seat_9'
+    env, again = HzmjAECEnv(max_hands=1), HzmjAECEnv(max_hands=1)
+    env.reset(seed=np.int64(3))
+    again.reset(seed=3)
+    assert np.array_equal(env.observe("seat_0")["observation"],
+                          again.observe("seat_0")["observation"])
+    for seed in (1.5, True, "3"):
+        with pytest.raises(ValueError, match="seed"):
+            env.reset(seed=seed)  # type: ignore[arg-type]
+    with pytest.raises(KeyError, match="no agent 'seat_9'"):
+        env.observe("seat_9")
+
+
+@pytest.mark.parametrize("actions", [None, 5, np.int64(5)])
+def test_vector_env_step_wants_one_action_per_table(actions: Any) -> None:
+    # None or a scalar said "object of type 'NoneType' has no len()" (TypeError)
+    venv = HzmjVectorEnv(2)
+    venv.reset(seed=1)
+    with pytest.raises(ValueError, match="need 2 actions, one per table"):
+        venv.step(actions)
+
+
 @pytest.mark.parametrize("tables", [0, 2.5, True, "4"])
 def test_vector_env_refuses_a_table_count_that_is_no_count(tables: Any) -> None:
     with pytest.raises(ValueError, match="num_tables"):

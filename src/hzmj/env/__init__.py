@@ -3,6 +3,9 @@
 
 import operator
 
+from hzmj.rules import Rules
+from hzmj.shown import shown
+
 
 def count_of(name: str, value: object) -> int:
     """``value`` as an ``int`` ≥ 1 (a numpy integer too); ``ValueError`` naming ``name``
@@ -26,3 +29,28 @@ def action_of(action: object) -> int:
     except TypeError:
         pass
     raise ValueError(f"an action must be an integer index, got {action!r}")
+
+
+def rules_of(rules: object) -> Rules:
+    """``rules`` if they are a :class:`~hzmj.rules.Rules`, the defaults for ``None``;
+    ``TypeError`` for anything else (a dict failed later, as an AttributeError, or in the
+    vector env not until ``reset``)."""
+    if rules is None:
+        return Rules()
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a hzmj.rules.Rules (Rules.from_dict for a dict), "
+                        f"got {type(rules).__name__}")
+    return rules
+
+
+def seed_of(seed: object) -> int | None:
+    """A ``reset`` seed: ``None``, or an ``int`` (a numpy integer too); ``ValueError`` for
+    anything else (a float, a bool, a string, a list of seeds)."""
+    if seed is None:
+        return None
+    try:
+        if not isinstance(seed, bool):
+            return operator.index(seed)  # type: ignore[arg-type]
+    except TypeError:
+        pass
+    raise ValueError(f"seed must be an integer or None, got {shown(seed)}")

@@ -36,7 +36,7 @@ import numpy as np
 from gymnasium import spaces
 
 from hzmj.bots.base import Bot
-from hzmj.env import action_of, count_of
+from hzmj.env import action_of, count_of, rules_of
 from hzmj.env.encoding import ACTION_SIZE, OBS_SHAPE, action_mask, encode_match, match_index_map
 from hzmj.events import Action
 from hzmj.game import Match
@@ -52,7 +52,7 @@ class HzmjSeatEnv(gym.Env[dict[str, Any], Any]):
     def __init__(self, rules: Rules | None = None, seat: int = 0,
                  opponents: str = "efficiency", max_hands: int | None = None,
                  illegal_action: str = "raise", illegal_penalty: float = 1.0) -> None:
-        self.rules = rules or Rules()
+        self.rules = rules_of(rules)
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or \
                 not 0 <= seat < self.rules.players:
             raise ValueError(f"seat must be 0..{self.rules.players - 1}, got {seat!r}")
@@ -66,6 +66,14 @@ class HzmjSeatEnv(gym.Env[dict[str, Any], Any]):
                              f"{illegal_penalty!r}")
         self.illegal_action = illegal_action
         self.illegal_penalty = float(illegal_penalty)
+        from hzmj.bots.registry import make_bot, sees_all
+
+        if not isinstance(opponents, str):
+            raise ValueError(f"opponents must be a bot name, got {opponents!r}")
+        if sees_all(opponents):  # it failed at reset: no driver here shows it the match
+            raise ValueError(f"{opponents} sees every tile: it plays only where a driver "
+                             "shows it the match (measurement only, docs/bots.md)")
+        make_bot(opponents, 0)  # ValueError for an unknown name or a bad budget, not at reset
         self.seat = seat
         self.opponents = opponents
         self.max_hands = None if max_hands is None else count_of("max_hands", max_hands)

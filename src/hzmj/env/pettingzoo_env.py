@@ -21,7 +21,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from hzmj.env import action_of, count_of
+from hzmj.env import action_of, count_of, rules_of, seed_of
 from hzmj.env.encoding import ACTION_SIZE, OBS_SHAPE, action_mask, encode_match, match_index_map
 from hzmj.events import Action
 from hzmj.game import Match
@@ -37,7 +37,7 @@ class HzmjAECEnv(AECEnv):  # type: ignore[misc]
     def __init__(self, rules: Rules | None = None, max_hands: int | None = None,
                  render_mode: str | None = None) -> None:
         super().__init__()
-        self.rules = rules or Rules()
+        self.rules = rules_of(rules)
         self.max_hands = None if max_hands is None else count_of("max_hands", max_hands)
         self.render_mode = render_mode
         self.possible_agents = [f"seat_{i}" for i in range(self.rules.players)]
@@ -60,7 +60,9 @@ class HzmjAECEnv(AECEnv):  # type: ignore[misc]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a match with seed ``seed`` (drawn from the env's RNG when ``None``); the
-        first agent to act is ``agent_selection``.  ``options`` is ignored."""
+        first agent to act is ``agent_selection``.  ``options`` is ignored.  ``ValueError``
+        for a seed that is no integer (a numpy integer is one)."""
+        seed = seed_of(seed)
         if seed is not None:
             self._rng.seed(seed)
         match_seed = seed if seed is not None else self._rng.getrandbits(63)
@@ -83,10 +85,12 @@ class HzmjAECEnv(AECEnv):  # type: ignore[misc]
     def observe(self, agent: str) -> dict[str, Any]:
         """``{"observation": float32 (14, 34), "action_mask": int8 (74,)}`` of ``agent``'s
         seat (RULES §13); the mask is all zero unless ``agent`` is to act.
-        ``RuntimeError`` before ``reset``."""
+        ``RuntimeError`` before ``reset``, ``KeyError`` for an agent not at the table."""
         if self.match is None:
             raise RuntimeError("no episode: call reset() first")
-        seat = self._seat_of[agent]
+        seat = self._seat_of.get(agent)
+        if seat is None:  # a bare KeyError named only the agent
+            raise KeyError(f"no agent {agent!r} (agents: {', '.join(self.possible_agents)})")
         legal = self._legal if agent == self.agent_selection else {}
         return {"observation": encode_match(self.match, seat), "action_mask": action_mask(legal)}
 

@@ -47,7 +47,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from hzmj.env import action_of, count_of
+from hzmj.env import action_of, count_of, rules_of, seed_of
 from hzmj.env.encoding import (
     ACTION_SIZE,
     OBS_SHAPE,
@@ -77,7 +77,7 @@ class HzmjVectorEnv(VectorEnv[Obs, npt.NDArray[np.int64], npt.NDArray[Any]]):
     def __init__(self, num_tables: int, rules: Rules | None = None,
                  max_hands: int | None = None) -> None:
         self.num_tables = self.num_envs = count_of("num_tables", num_tables)
-        self.rules = rules or Rules()
+        self.rules = rules_of(rules)
         self.max_hands = None if max_hands is None else count_of("max_hands", max_hands)
         self.single_observation_space = spaces.Dict({
             "observation": spaces.Box(0.0, 4.0, OBS_SHAPE, dtype=np.float32),
@@ -96,11 +96,7 @@ class HzmjVectorEnv(VectorEnv[Obs, npt.NDArray[np.int64], npt.NDArray[Any]]):
         the seat to move at each table).  ``seed``: one integer for every table (each
         table's match seed is derived from it) or ``None``; ``options`` must be empty
         (``ValueError``: a ``reset_mask`` has no use, every ended table is reset at once)."""
-        if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-                raise ValueError(f"seed must be one integer for every table, or None, got "
-                                 f"{shown(seed)}")
-            seed = int(seed)
+        seed = seed_of(seed)  # one for every table: a list of seeds is refused
         if options:
             raise ValueError(f"reset takes no options, got {sorted(options)}")
         self._rng.seed(seed)
@@ -114,8 +110,9 @@ class HzmjVectorEnv(VectorEnv[Obs, npt.NDArray[np.int64], npt.NDArray[Any]]):
         """Apply ``actions[i]`` at table ``i``; see the module docstring."""
         if not self.matches:
             raise RuntimeError("no episodes: call reset() first")
-        if len(actions) != self.num_tables:
-            raise ValueError(f"need {self.num_tables} actions, got {len(actions)}")
+        if not hasattr(actions, "__len__") or len(actions) != self.num_tables:
+            raise ValueError(f"need {self.num_tables} actions, one per table, got "
+                             f"{shown(actions)}")
         chosen = [action_of(a) for a in actions]
         for i, a in enumerate(chosen):
             if a not in self._legal[i]:
