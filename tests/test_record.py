@@ -190,3 +190,17 @@ def test_a_malformed_made_by_is_a_record_error(made_by: object, message: str) ->
     record = played(Rules(), 5, steps=60).record()
     with pytest.raises(RecordError, match=message):
         replay({**record, "made_by": made_by})
+
+
+def test_a_record_whose_seed_was_changed_says_the_deal_may_differ() -> None:
+    """A changed seed deals other tiles, so the first discard names a tile not held; the
+    error says where to look (the seed, the rules or an earlier action)."""
+    record = played(Rules(), 5, steps=12).record()
+    for seed in range(6, 60):
+        try:
+            replay({**record, "seed": seed})
+        except RecordError as exc:
+            assert "does not apply" in str(exc)
+            assert "was one of them, or an earlier action, changed?" in str(exc)
+            return
+    raise AssertionError("no other seed in 6..59 failed to replay 12 actions")
