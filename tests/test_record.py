@@ -201,6 +201,6 @@ def test_a_record_whose_seed_was_changed_says_the_deal_may_differ() -> None:
             replay({**record, "seed": seed})
         except RecordError as exc:
             assert "does not apply" in str(exc)
-            assert "was one of them, or an earlier action, changed?" in str(exc)
+            assert "(was the seed, the rules or an earlier action changed?)" in str(exc)
             return
     raise AssertionError("no other seed in 6..59 failed to replay 12 actions")

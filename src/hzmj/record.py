@@ -159,9 +159,8 @@ def replay_steps(record: Mapping[str, Any]) -> tuple[Match, list[Step]]:
                 steps.append(Step(action, tuple(match.apply(action)), made_by.get(i)))
             except (ValueError, TypeError, KeyError, AttributeError) as exc:
                 raise RecordError(f"action {i} ({shown(raw, 80)}) does not apply: "
-                                  f"{clip(str(exc), 200)} (the deal comes from the seed "
-                                  f"and the rules: was one of them, or an earlier "
-                                  f"action, changed?)") from None
+                                  f"{clip(str(exc), 160)} (was the seed, the rules or an "
+                                  f"earlier action changed?)") from None
     except KeyError as exc:
         raise RecordError(f"record lacks {exc}") from None
     return match, steps
