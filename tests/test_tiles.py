@@ -58,6 +58,7 @@ def test_counts_of_and_tiles_of_are_inverse(tiles: list[int]) -> None:
     ("1234567z", [27, 28, 29, 30, 31, 32, 33]),
     ("ESWNPFC", [27, 28, 29, 30, 31, 32, 33]),
     ("东南西北白发中", [27, 28, 29, 30, 31, 32, 33]),
+    ("東發", [27, 32]),  # the traditional forms
     ("11m E 白", [0, 0, 27, 31]),
     ("5zP白", [31, 31, 31]),
     ("", []),

@@ -43,7 +43,9 @@ WHITE: Final[Tile] = 31  # 5z, 白板
 EAST: Final[Tile] = 27
 
 _HONOR_LETTERS: Final = {"E": 27, "S": 28, "W": 29, "N": 30, "P": 31, "F": 32, "C": 33}
-_HONOR_HANZI: Final = {"东": 27, "南": 28, "西": 29, "北": 30, "白": 31, "发": 32, "中": 33}
+# simplified hanzi, and the traditional 東 and 發 (the other five are written alike)
+_HONOR_HANZI: Final = {"东": 27, "南": 28, "西": 29, "北": 30, "白": 31, "发": 32, "中": 33,
+                       "東": 27, "發": 32}
 # every single-tile spelling :func:`tile` accepts without whitespace: compact names
 # (``5m``, ``7z``), honour letters and hanzi
 _ONE_TILE: Final[dict[str, int]] = {
@@ -237,9 +239,9 @@ def _scan(whole: str, start: int, end: int) -> list[tuple[Tile, int]]:
 def parse_tiles(text: str, *, max_copies: int = 4) -> list[Tile]:
     """Parse a plain tile string (no melds) into a tile list, order kept.
 
-    Accepts ``123m456p789s1122z``, the letters ``E S W N P F C`` and ``东南西北白发中``;
-    whitespace is ignored.  Raises :class:`TileParseError` (a ``ValueError``) naming the
-    position for an unknown character, rank 0, ``8z``/``9z``, ranks with no suit letter,
+    Accepts ``123m456p789s1122z``, the letters ``E S W N P F C`` and ``东南西北白发中``
+    (traditional ``東`` and ``發`` too); whitespace is ignored.  Raises
+    :class:`TileParseError` (a ``ValueError``) naming the position for an unknown character, rank 0, ``8z``/``9z``, ranks with no suit letter,
     or more than ``max_copies`` copies of one kind (RULES §1.2).
     """
     pairs = _scan(text, 0, len(text))
