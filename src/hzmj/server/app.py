@@ -26,6 +26,7 @@ from fastapi.responses import (
     Response,
 )
 from fastapi.staticfiles import StaticFiles
+from prometheus_client import generate_latest
 from pydantic import BeforeValidator, ValidationError
 from pythonjsonlogger.core import RESERVED_ATTRS
 from sqlalchemy.engine import make_url
@@ -44,11 +45,14 @@ from hzmj.server.accounts import Accounts, Throttle
 from hzmj.server.bots import REVIEW_BOT, REVIEW_BOTS, UnknownBotError, get_bot, hint_bot
 from hzmj.server.config import ServerConfig, tune_gc
 from hzmj.server.guard import (
+    NETWORK_SHARE,
     Bucket,
     BucketsByKey,
     RequestGuard,
     Strikes,
     TokenFilter,
+    TrustedProxies,
+    UnnamedVisitors,
     client_address,
     strict_json,
 )
@@ -159,6 +163,12 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     joins = BucketsByKey(cfg.join_per_minute / 60, cfg.join_burst)
     hint_calls = BucketsByKey(cfg.hints_per_second, cfg.hints_burst)
     review_calls = BucketsByKey(cfg.hints_per_second, cfg.hints_burst)  # per address
+    proxies = TrustedProxies(cfg.forwarded_allow_ips)
+    app.add_middleware(UnnamedVisitors, proxies=proxies)
+    # a wrong metrics token is a failed log-in of its address: the same allowance
+    metrics_gate = metrics.Gate(cfg.metrics_token, proxies,
+                                Throttle(cfg.login_failures, cfg.login_window),
+                                Throttle(cfg.login_failures * NETWORK_SHARE, cfg.login_window))
 
     def lobby() -> Lobby:
         result: Lobby = state["lobby"]
@@ -225,16 +235,25 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @app.get("/metrics", include_in_schema=False)
     async def metrics_page(request: Request) -> Response:
-        """Prometheus metrics of this process (``hzmj.server.metrics``): loopback clients,
-        or ``Authorization: Bearer`` with ``metrics_token``; 403 for anyone else."""
-        if not metrics.allowed(request, cfg.metrics_token):
-            raise RoomError(403, "metrics are served to loopback clients, or with "
-                                 "Authorization: Bearer and the server's metrics_token "
-                                 "(HZMJ_METRICS_TOKEN)", "forbidden")
+        """Prometheus metrics of this process (``hzmj.server.metrics``): with
+        ``Authorization: Bearer`` and ``metrics_token``, or to a loopback client that is
+        no trusted proxy; 403 for anyone else, 429 for an address that sent too many
+        wrong tokens (any token, until its failures age out)."""
+        status, wait = metrics_gate.verdict(request)
+        if status == 429:
+            metrics.refused("rate_limited")
+            return JSONResponse({"detail": "too many wrong metrics tokens from this "
+                                 f"address; try again in {wait} s", "code": "rate_limited"},
+                                status_code=429, headers={"retry-after": str(wait)})
+        if status == 403:
+            raise RoomError(403, "metrics are served with Authorization: Bearer and the "
+                                 "server's metrics_token (HZMJ_METRICS_TOKEN), or to "
+                                 "loopback clients that are no trusted proxy "
+                                 "(docs/scaling.md, Metrics)", "forbidden")
         registry = state.get("metrics")
         if registry is None:
             registry = state["metrics"] = metrics.registry_for(lobby)
-        return Response(metrics.render(registry), media_type=metrics.CONTENT_TYPE)
+        return Response(generate_latest(registry), media_type=metrics.CONTENT_TYPE)
 
     @app.post("/api/rooms")
     async def create_room(body: CreateRoom, request: Request) -> RoomCreated:
@@ -697,7 +716,7 @@ def _shown_database(url: str) -> str:
 
 def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None,
           log_level: str = "info", public_url: str | None = None,
-          forwarded_allow_ips: str = "127.0.0.1", redis: str | None = None,
+          forwarded_allow_ips: str | None = None, redis: str | None = None,
           node_url: str | None = None, node_id: str | None = None) -> None:
     """Run the server until interrupted (``hzmj serve``).
 
@@ -714,6 +733,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None,
     lan = lan_address() if host in ("0.0.0.0", "::") else None
     try:
         cfg = ServerConfig.from_env(db=db, public_url=public_url,
+                                    forwarded_allow_ips=forwarded_allow_ips,
                                     lan_url=f"http://{lan}:{port}" if lan else None,
                                     redis=redis, node_url=node_url, node_id=node_id)
     except ValueError as exc:  # an HZMJ_* variable that does not parse or is out of range
@@ -739,7 +759,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None,
     tune_gc(cfg.gc_gen0)  # the server process (tests that make an app keep theirs)
     raise_file_limit()  # a socket is a file: Linux often starts a process at 1024
     uvicorn.run(app, host=host, port=port, log_level=log_level, log_config=logs,
-                proxy_headers=True, forwarded_allow_ips=forwarded_allow_ips,
+                proxy_headers=True,
+                forwarded_allow_ips=TrustedProxies(cfg.forwarded_allow_ips).uvicorn_hosts(),
                 **uvicorn_options(cfg))
 
 

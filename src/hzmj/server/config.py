@@ -114,7 +114,10 @@ class ServerConfig:
     lease_ttl: float = 5.0  # a room's lease; a dead owner's rooms move after this
     forward_timeout: float = 10.0  # a command forwarded to a room's owner
     metrics_token: str | None = None  # GET /metrics with "Authorization: Bearer TOKEN" from
-    # anywhere (without it, only loopback clients may read the metrics)
+    # anywhere (without it, only loopback clients that are no trusted proxy)
+    # the proxies whose X-Forwarded-For / -Proto are believed (``hzmj serve
+    # --forwarded-allow-ips``): addresses and networks, comma-separated; "" none, "*" any
+    forwarded_allow_ips: str = "127.0.0.1"
     public_url: str | None = None  # the address players use (share links, QR); None: the
     # address each visitor used, forwarded headers included
     lan_url: str | None = None  # set by `serve --host 0.0.0.0`: links for local visitors
