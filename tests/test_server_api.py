@@ -470,11 +470,12 @@ def test_cluster_channels_name_the_redis_database() -> None:
     requests (a 404 from the wrong cluster's node)."""
     import redis.asyncio as aioredis
 
-    from hzmj.server.cluster import channel, lobby_channel
+    from hzmj.server.cluster import channel, lobby_channel, redis_db
 
     one = aioredis.Redis.from_url("redis://127.0.0.1:6379/1")
     two = aioredis.Redis.from_url("redis://127.0.0.1:6379/2")
     default = aioredis.Redis.from_url("redis://127.0.0.1:6379")
-    assert channel(one, "n0") == "hzmj:1:cmd:n0" and channel(two, "n0") == "hzmj:2:cmd:n0"
-    assert lobby_channel(one) != lobby_channel(two)
-    assert lobby_channel(default) == "hzmj:0:lobby"
+    assert [redis_db(r) for r in (one, two, default)] == [1, 2, 0]
+    assert channel(1, "n0") == "hzmj:1:cmd:n0" and channel(2, "n0") == "hzmj:2:cmd:n0"
+    assert lobby_channel(1) != lobby_channel(2)
+    assert lobby_channel(0) == "hzmj:0:lobby"

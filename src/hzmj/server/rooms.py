@@ -1375,29 +1375,34 @@ class Lobby:
         room.start_actor()
         return room
 
-    def _check_rooms_of(self, creator: str, elsewhere: Iterable[str] = ()) -> None:
+    def _check_rooms_of(self, creator: str) -> None:
         """One address cannot hold the server's room cap (nor its CPU, with rooms of bots):
-        its live rooms, open or playing, count until their match ends or they expire.
-        ``elsewhere``: the creators of the live rooms other nodes of a cluster hold.
+        its live rooms here, open or playing, count until their match ends or they
+        expire (a cluster also counts every node's, :class:`~hzmj.server.cluster.
+        ClusterLobby`).
 
         Raises :class:`RoomError` 429 ``too_many_rooms``."""
         limit = self.config.rooms_per_address
         network = network_key(creator)
         mine = shared = 0
         live = [r.creator for r in self.rooms.values() if r.over_at is None]
-        for other in [*live, *self._creating, *elsewhere]:
+        for other in [*live, *self._creating]:
             if other is None:
                 continue
             mine += other == creator
             shared += network is not None and network_key(other) == network
         if mine >= limit or shared >= limit * NETWORK_SHARE:
-            # a room left empty still counts until it expires: say when that is, or the
-            # player who left one is refused again and again without knowing why
-            raise RoomError(429, f"too many rooms: at most {limit} live rooms from one "
-                                 "address; finish or leave one first (a room where nobody "
-                                 f"sits closes {_duration(self.config.empty_lifetime)} "
-                                 "after its last use)",
-                            "too_many_rooms")
+            raise self.too_many_rooms()
+
+    def too_many_rooms(self) -> RoomError:
+        """The refusal of a create past ``rooms_per_address``."""
+        # a room left empty still counts until it expires: say when that is, or the
+        # player who left one is refused again and again without knowing why
+        return RoomError(429, f"too many rooms: at most {self.config.rooms_per_address} "
+                              "live rooms from one address; finish or leave one first (a "
+                              "room where nobody sits closes "
+                              f"{_duration(self.config.empty_lifetime)} after its last use)",
+                         "too_many_rooms")
 
     def get(self, room_id: str) -> Room:
         room = self.rooms.get(room_id)
