@@ -3,6 +3,7 @@ hints and sockets are limited (issue 11, items 4–8 and 10)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import time
@@ -506,6 +507,33 @@ def test_one_address_holds_a_bounded_number_of_spectator_sockets(make: Make) -> 
     # closed sockets are given back
     with c.websocket_connect(f"/ws/rooms/{rooms[2]}") as again:
         assert again.receive_json()["type"] == "room"
+
+
+def test_the_64s_of_one_ipv6_site_share_eight_times_the_spectator_allowance(
+        make: Make) -> None:
+    """Spectator sockets of an IPv6 /64 count under its /48 too (eight times one
+    allowance): a site hopping over its 65,536 /64s held a socket cap each."""
+    from hzmj.server.guard import NETWORK_SHARE
+
+    c = make(spectators_per_address=1)
+    room = c.post("/api/rooms", json={}).json()["room_id"]
+
+    def watch(host: str) -> Any:
+        c._transport.client = (host, 5000)  # type: ignore[attr-defined]  # another address
+        return c.websocket_connect(f"/ws/rooms/{room}")
+    with contextlib.ExitStack() as held:
+        for i in range(NETWORK_SHARE):
+            ws = held.enter_context(watch(f"2001:db8:1:{i}::1"))
+            assert ws.receive_json()["type"] == "room"
+        for host in ("2001:db8:1:ff::1", "2001:db8:1:0::2"):  # the /48's share is used up
+            with watch(host) as refused_ws:
+                with pytest.raises(WebSocketDisconnect) as refused:
+                    refused_ws.receive_json()
+                assert refused.value.code == 4429
+        with watch("2001:db8:2::1") as other:
+            assert other.receive_json()["type"] == "room"  # another site
+    with watch("2001:db8:1:ff::1") as again:
+        assert again.receive_json()["type"] == "room"  # given back when they closed
 
 
 def test_spectators_keep_no_open_room_alive(make: Make) -> None:

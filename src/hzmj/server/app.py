@@ -54,6 +54,7 @@ from hzmj.server.guard import (
     TrustedProxies,
     UnnamedVisitors,
     client_address,
+    network_key,
     strict_json,
 )
 from hzmj.server.history import record_finished, seat_stats
@@ -454,14 +455,19 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             await ws.close(4401, "invalid token")
             return
         address = client_address(ws) if seat is None else None
-        if address is not None:
+        # an IPv6 /64 counts under its /48 too, which holds NETWORK_SHARE times as many:
+        # a site's 65,536 /64s would hold as many allowances (the process's files)
+        counted = [] if address is None else [address, *filter(None, [network_key(address)])]
+        if counted:
             # spectators need no token: one address may watch with so many sockets in all
             # (a socket per room held every open room alive, and the room cap with them)
-            if watching[address] >= cfg.spectators_per_address:
+            limits = (cfg.spectators_per_address, cfg.spectators_per_address * NETWORK_SHARE)
+            if any(watching[key] >= limit  # counted: the address, then its /48 if any
+                   for key, limit in zip(counted, limits, strict=False)):
                 await ws.close(4429, f"too many spectator connections from your address "
                                      f"(limit {cfg.spectators_per_address})")
                 return
-            watching[address] += 1
+            watching.update(counted)
         try:
             conn = Connection(seat)
             refused = await room.call(lambda: room.connect(conn))
@@ -476,10 +482,10 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
                 conn.close(1000, "bye")
                 await sender
         finally:
-            if address is not None:
-                watching[address] -= 1
-                if not watching[address]:
-                    del watching[address]
+            watching.subtract(counted)
+            for key in counted:
+                if not watching[key]:
+                    del watching[key]
 
     # ------------------------------------------------------------------ browser client
 
