@@ -725,3 +725,25 @@ def httpx_post(port: int, path: str) -> Any:
     import httpx
 
     return httpx.post(f"http://127.0.0.1:{port}{path}", json={}, timeout=10).json()
+
+
+def test_a_client_that_reads_nothing_is_dropped_before_its_queue_holds_megabytes() -> None:
+    """A spectator that asks for snapshots (17 KB each late in a match) and reads none
+    held 5,000 of them (85 MB) per socket before it was dropped: now 1 MiB of text."""
+    from hzmj.server.rooms import SEND_QUEUE_CHARS, Connection
+
+    snapshot = "x" * 100_000
+    idle = Connection(None)
+    for _ in range(SEND_QUEUE_CHARS // len(snapshot)):
+        idle.send(snapshot)
+    assert not idle.closed and idle.queued == 10 * len(snapshot)
+    idle.send(snapshot)
+    assert idle.closed and idle.queued == 10 * len(snapshot)
+    assert [idle.get_nowait() for _ in range(11)][-1] == (1008, "too slow: too many unread "
+                                                          "messages")
+    assert idle.queued == 0
+    reader = Connection(None)  # one that reads as fast as it is sent to is never dropped
+    for _ in range(100):
+        reader.send(snapshot)
+        assert reader.get_nowait() == snapshot
+    assert not reader.closed and reader.queued == 0

@@ -631,7 +631,7 @@ def _pump(ws: WebSocket, conn: Connection) -> asyncio.Task[None]:
     async def pump() -> None:
         try:
             while True:
-                item = await conn.outbox.get()
+                item = await conn.get()
                 while True:  # a step's messages come together: send them in one wake-up
                     if isinstance(item, tuple):
                         if ws.application_state == WebSocketState.CONNECTED:
@@ -639,7 +639,7 @@ def _pump(ws: WebSocket, conn: Connection) -> asyncio.Task[None]:
                         return
                     await ws.send_text(item)
                     try:
-                        item = conn.outbox.get_nowait()
+                        item = conn.get_nowait()
                     except asyncio.QueueEmpty:
                         break
         except (WebSocketDisconnect, RuntimeError, OSError):

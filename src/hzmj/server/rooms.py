@@ -72,6 +72,7 @@ log = logging.getLogger("hzmj.server")
 T = TypeVar("T")
 
 SEND_QUEUE_LIMIT = 5000  # messages waiting for a slow client before it is dropped
+SEND_QUEUE_CHARS = 1 << 20  # or characters of them (a whole match's snapshot is ~20 KB)
 STORAGE_RETRY_SECONDS = 1.0  # after a write the database refused, bots and clocks wait
 MAX_REMOVED = 64  # removal bans a room keeps (each is one address or IPv6 /64)
 MOVING = "the room is stopping here (server restart or move); try again"
@@ -99,22 +100,41 @@ class Refused(IllegalActionError):
 
 
 class Connection:
-    """One WebSocket client: its seat (``None``: spectator) and its outgoing queue."""
+    """One WebSocket client: its seat (``None``: spectator) and its outgoing queue, which
+    the socket's sender empties with :meth:`get`."""
 
     def __init__(self, seat: int | None) -> None:
         self.seat = seat
         self.snapshot_due = False  # asked while a discard's outcome was held
         self.outbox: asyncio.Queue[str | tuple[int, str]] = asyncio.Queue()
+        self.queued = 0  # characters of the messages in the outbox
         self.closed = False
 
     def send(self, message: BaseModel | str) -> None:
         if self.closed:
             return
-        if self.outbox.qsize() >= SEND_QUEUE_LIMIT:
+        text = message if isinstance(message, str) else message.model_dump_json()
+        # by count and by size: a client that reads nothing while it asks for snapshots
+        # (17 KB each late in a match) held 5,000 of them, 85 MB, per socket
+        if (self.outbox.qsize() >= SEND_QUEUE_LIMIT
+                or self.queued + len(text) > SEND_QUEUE_CHARS):
             self.close(1008, "too slow: too many unread messages")
             return
-        self.outbox.put_nowait(message if isinstance(message, str)
-                               else message.model_dump_json())
+        self.queued += len(text)
+        self.outbox.put_nowait(text)
+
+    async def get(self) -> str | tuple[int, str]:
+        """The next message to send (a ``(code, reason)`` pair: close), waiting for one."""
+        return self._taken(await self.outbox.get())
+
+    def get_nowait(self) -> str | tuple[int, str]:
+        """The next message if one is queued; :class:`asyncio.QueueEmpty` if none."""
+        return self._taken(self.outbox.get_nowait())
+
+    def _taken(self, item: str | tuple[int, str]) -> str | tuple[int, str]:
+        if isinstance(item, str):
+            self.queued -= len(item)
+        return item
 
     def error(self, reason: str, code: str | None = None) -> None:
         metrics.refused(code)
