@@ -747,3 +747,41 @@ def test_a_client_that_reads_nothing_is_dropped_before_its_queue_holds_megabytes
         reader.send(snapshot)
         assert reader.get_nowait() == snapshot
     assert not reader.closed and reader.queued == 0
+
+
+def test_snapshot_requests_have_an_allowance_of_their_own(make: Make) -> None:
+    """A snapshot is the whole view and every finished hand (~20 KB, ~0.7 ms late in a
+    match): 20 a second on each of 48 spectator sockets kept a core busy for one room."""
+    c = make(snapshots_per_second=0, snapshot_burst=2)
+    room = c.post("/api/rooms", json={}).json()["room_id"]
+    with c.websocket_connect(f"/ws/rooms/{room}") as ws:
+        assert [ws.receive_json()["type"] for _ in range(2)] == ["room", "snapshot"]
+        for _ in range(3):
+            ws.send_json({"type": "snapshot"})
+        answers = [ws.receive_json() for _ in range(3)]
+        assert [a["type"] for a in answers] == ["snapshot", "snapshot", "error"]
+        assert answers[2]["code"] == "rate_limited" and "snapshots" in answers[2]["reason"]
+        ws.send_json({"type": "phrase", "phrase": 0})  # other messages are not held back
+        assert ws.receive_json()["code"] == "spectator"
+
+
+def test_quick_phrases_are_limited_per_seat_over_all_its_sockets(make: Make) -> None:
+    """Each phrase goes to every socket of the room: 20 a second on each of a seat's 4
+    sockets was 80 broadcasts a second, enough to fill slow spectators' queues."""
+    c = make(phrases_per_minute=0, phrase_burst=3)
+    room, auth = seated(c, bots=())
+    mine = ["hzmj", "token." + auth["Authorization"].split()[1]]
+    with c.websocket_connect(f"/ws/rooms/{room}", subprotocols=mine) as one, \
+            c.websocket_connect(f"/ws/rooms/{room}", subprotocols=mine) as two:
+        for ws in (one, two):
+            assert [ws.receive_json()["type"] for _ in range(2)] == ["room", "snapshot"]
+        for i in range(3):  # from either socket: each goes to the whole room
+            (one if i % 2 else two).send_json({"type": "phrase", "phrase": i})
+            assert one.receive_json() == {"type": "phrase", "seat": 0, "phrase": i}
+        one.send_json({"type": "phrase", "phrase": 3})
+        refused = one.receive_json()
+        assert refused["code"] == "rate_limited" and "phrases" in refused["reason"]
+        two.send_json({"type": "phrase", "phrase": 4})
+        while (msg := two.receive_json())["type"] == "phrase":
+            assert msg["phrase"] < 3  # the three that went out, never the refused ones
+        assert msg["code"] == "rate_limited"  # the other socket too

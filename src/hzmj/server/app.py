@@ -74,6 +74,7 @@ from hzmj.server.protocol import (
     RoomList,
     SeatInfo,
     Share,
+    SnapshotRequest,
     Started,
     client_message,
 )
@@ -653,6 +654,7 @@ async def _receive(ws: WebSocket, room: Room, conn: Connection, cfg: ServerConfi
     unknown or too frequent without bothering the room.  Refusals for rate are strikes
     that expire after ``strike_window``: only a sustained flood closes the socket."""
     bucket = Bucket(cfg.rate_per_second, cfg.rate_burst)
+    snapshots = Bucket(cfg.snapshots_per_second, cfg.snapshot_burst)  # the costly one
     strikes = Strikes(cfg.strike_window)
     while not conn.closed:
         message = await ws.receive()
@@ -674,6 +676,10 @@ async def _receive(ws: WebSocket, room: Room, conn: Connection, cfg: ServerConfi
         parsed = _parse(text)
         if isinstance(parsed, str):
             conn.error(parsed)
+            continue
+        if isinstance(parsed, SnapshotRequest) and not snapshots.take():
+            conn.error(f"too many snapshots: at most {cfg.snapshots_per_second:g} a second",
+                       "rate_limited")
             continue
         room.post(lambda msg=parsed: room.on_message(conn, msg))  # type: ignore[misc]
 

@@ -79,6 +79,10 @@ class ServerConfig:
     flood_strikes: int = 50  # messages refused for rate within strike_window → closed
     strike_window: float = 10.0  # a refused message stops counting after this long
     hints_per_second: float = 1.0  # per seat token, a token bucket like the messages'
+    snapshots_per_second: float = 1.0  # snapshot requests of one connection (each is the
+    snapshot_burst: int = 5  # whole view and every hand's result, ~20 KB late in a match)
+    phrases_per_minute: float = 12.0  # quick phrases of one seat, all its connections
+    phrase_burst: int = 3  # (each goes to every connection of the room)
     hints_burst: int = 5
     sockets_per_room: int = 64  # WebSocket connections to one room: each seat keeps
     # sockets_per_token of them for itself, spectators share the rest

@@ -39,7 +39,7 @@ from hzmj.server import metrics
 from hzmj.server.account_protocol import names_alike
 from hzmj.server.bots import AUTO_BOT, Thinker, bot_seed, cancelled_by_caller, get_bot
 from hzmj.server.config import ServerConfig
-from hzmj.server.guard import NETWORK_SHARE, network_key
+from hzmj.server.guard import NETWORK_SHARE, Bucket, network_key
 from hzmj.server.protocol import (
     AckMsg,
     ActionRequest,
@@ -160,6 +160,7 @@ class Seat:
     ready: bool = False  # marked ready in the waiting room
     address: str | None = None  # the client address that took it (kept while open)
     connections: list[Connection] = field(default_factory=list)
+    phrases: Bucket | None = None  # its quick phrases' allowance, from the first one
 
     @property
     def taken(self) -> bool:
@@ -631,6 +632,12 @@ class Room:
         if conn.seat is None:
             raise Refused("spectator", "only players send quick phrases")
         self._not_bot_seat(conn.seat)  # a phrase would read as the bot's
+        s = self.seats[conn.seat]
+        if s.phrases is None:
+            s.phrases = Bucket(self.config.phrases_per_minute / 60, self.config.phrase_burst)
+        if not s.phrases.take():  # per seat: its sockets share one allowance
+            raise Refused("rate_limited", "too many quick phrases: at most "
+                          f"{self.config.phrases_per_minute:g} a minute")
         text = PhraseMsg(seat=conn.seat, phrase=msg.phrase).model_dump_json()
         for _, conns in self.all_connections():
             for c in conns:
