@@ -354,7 +354,9 @@ def test_rooms_per_address_counts_the_rooms_of_every_node(nodes: list[Node],
         # spread over the nodes that take rooms (the drain test above left one draining
         # for good when the whole module runs: it holds none)
         assert len({owner(r, room) for room in made}) >= 2
-        assert sum(v == "127.0.0.3" for v in text_r.hgetall("hzmj:creators").values()) == 16
+        assert text_r.hget("hzmj:rooms_of", "127.0.0.3") == "16"
+        assert sorted(room for room, entry in text_r.hgetall("hzmj:creator_of").items()
+                      if json.loads(entry) == ["127.0.0.3", ""]) == sorted(made)
         for node in nodes:  # no node holds all 16, yet each refuses a 17th
             refused = create(node)
             assert refused.status_code == 429 and refused.json()["code"] == "too_many_rooms"
@@ -365,8 +367,11 @@ def test_rooms_per_address_counts_the_rooms_of_every_node(nodes: list[Node],
                   for room in made):
             assert time.monotonic() < end, "the rooms did not expire"
             time.sleep(1)
-        assert "127.0.0.3" not in text_r.hgetall("hzmj:creators").values()
+        # each expiry counted down once (by its owner, or by a node that found it over)
+        assert text_r.hget("hzmj:rooms_of", "127.0.0.3") is None
+        assert not set(made) & set(text_r.hkeys("hzmj:creator_of"))
         assert create(nodes[1]).status_code == 200
+        assert text_r.hget("hzmj:rooms_of", "127.0.0.3") == "1"
 
 
 def test_rooms_per_address_holds_against_a_burst_of_parallel_creates(
@@ -390,9 +395,10 @@ def test_rooms_per_address_holds_against_a_burst_of_parallel_creates(
     made = [a.json()["room_id"] for a in answers if a.status_code == 200]
     assert all(a.status_code in (200, 429) for a in answers), [a.text for a in answers]
     assert 0 < len(made) <= 16, len(made)
-    creators = text_r.hgetall("hzmj:creators")
-    assert sorted(k for k, v in creators.items() if v == address) == sorted(made)
-    assert text_r.zcard("hzmj:creating") == 0  # no reservation left behind
+    creators = text_r.hgetall("hzmj:creator_of")
+    assert sorted(k for k, v in creators.items() if json.loads(v)[0] == address) == sorted(made)
+    assert text_r.zcard("hzmj:reserved") == 0  # no reservation left behind
+    assert text_r.hget("hzmj:rooms_of", address) == str(len(made))  # refusals counted none
     with httpx.Client(transport=httpx.HTTPTransport(local_address=address),
                       timeout=10) as client:
         for i in range(16 - len(made)):  # the rest of the cap, one at a time
@@ -401,6 +407,103 @@ def test_rooms_per_address_holds_against_a_burst_of_parallel_creates(
         for node in nodes:
             refused = client.post(f"{node.base}/api/rooms", json={"rules": {}})
             assert refused.status_code == 429 and refused.json()["code"] == "too_many_rooms"
+    assert text_r.hget("hzmj:rooms_of", address) == "16"
+
+
+def test_the_per_address_counters_count_each_room_once_whatever_the_order(
+        redis_url: str) -> None:
+    """The scripts behind rooms_per_address, on keys of their own: a reservation is
+    refused at the cap (and at its /48's), cancelled or settled once however often it is
+    asked, a room leaves the count once, an expired reservation stops counting, and a
+    recount finds the truth after counts went wrong."""
+    from hzmj.server import cluster
+
+    r = redis.Redis.from_url(redis_url, decode_responses=True)
+    rooms_of, reserved, creator_of, live, infos = (f"test:{k}" for k in (
+        "rooms_of", "reserved", "creator_of", "live", "infos"))
+    r.delete(rooms_of, reserved, creator_of, live, infos)
+    reserve, cancel, settle, not_live, recount = (r.register_script(getattr(cluster, name))
+                                                  for name in ("RESERVE", "CANCEL", "SETTLE",
+                                                               "NOT_LIVE", "RECOUNT"))
+    v4, v6, net = "198.51.100.1", "2001:db8:1:2::/64", "2001:db8:1::/48"
+
+    def take(nonce: str, address: str = v4, network: str = "", at: float = 1000.0,
+             limit: int = 2) -> tuple[str, int]:
+        member = json.dumps(["n1", nonce, address, network])
+        return member, reserve(keys=[rooms_of, reserved],
+                               args=[member, at, at - 60, address, network, limit, limit * 8])
+
+    def held() -> dict[str, str]:
+        return r.hgetall(rooms_of)
+
+    a, ok_a = take("a")
+    b, ok_b = take("b")
+    assert (ok_a, ok_b, take("c")[1]) == (1, 1, 0) and held() == {v4: "2"}
+    for _ in range(2):  # a failed create cancels once
+        cancel(keys=[rooms_of, reserved], args=[b, v4, ""])
+    assert held() == {v4: "1"} and r.zcard(reserved) == 1
+    entry = json.dumps([v4, ""])
+    for _ in range(2):  # the room made: the reservation's count is the room's
+        settle(keys=[rooms_of, reserved, creator_of], args=[a, "r1", entry, v4, ""])
+    assert held() == {v4: "1"} and r.hgetall(creator_of) == {"r1": entry}
+    r.sadd(live, "r1")
+    for _ in range(2):  # over or expired: counted down once, the field dropped at 0
+        not_live(keys=[live, infos, creator_of, rooms_of], args=["r1"])
+    assert held() == {} and r.hlen(creator_of) == 0 and r.scard(live) == 0
+    # a node died mid-create: its reservation stops counting after 60 s
+    dead, _ = take("d", at=1000.0)
+    assert held() == {v4: "1"}
+    late, ok = take("e", at=1061.0)
+    assert ok == 1 and held() == {v4: "1"} and r.zrange(reserved, 0, -1) == [late]
+    # a create slower than that: its room counts again when it is made
+    take("f", at=1200.0)
+    settle(keys=[rooms_of, reserved, creator_of], args=[late, "r2", entry, v4, ""])
+    assert held() == {v4: "2"}
+    # an IPv6 /64 counts under itself and its /48: eight /64s fill the /48's share
+    r.delete(rooms_of, reserved, creator_of)
+    for i in range(8):
+        assert take(f"s{i}", f"2001:db8:1:{i}::/64", net, limit=1)[1] == 1
+    assert take("s8", v6, net, limit=1)[1] == 0
+    assert held()[net] == "8"
+    # counts gone wrong (a node died between two steps, a Redis that lost keys): a
+    # recount from the entries, the live set, the reservations and the database's rooms
+    r.delete(rooms_of, reserved, creator_of)
+    r.sadd(live, "r3", "r4", "r5")
+    r.hset(creator_of, mapping={"r3": json.dumps([v6, net]), "gone": entry})
+    r.hset(rooms_of, mapping={v4: "7", "203.0.113.1": "3"})
+    pending, _ = take("g", v4, at=5000.0, limit=99)
+    take("h", v4, at=10.0, limit=99)  # long expired
+    recount(keys=[rooms_of, reserved, creator_of, live],
+            args=[5000.0 - 60, "r4", entry, "r3", json.dumps(["wrong", ""])])
+    assert held() == {v6: "1", net: "1", v4: "2"}  # r3, and r4 + the pending one
+    assert r.hgetall(creator_of) == {"r3": json.dumps([v6, net]), "r4": entry}
+    assert r.zrange(reserved, 0, -1) == [pending]
+    r.delete(rooms_of, reserved, creator_of, live)
+
+
+def test_a_node_that_restarts_puts_counts_gone_wrong_right(nodes: list[Node],
+                                                           redis_url: str) -> None:
+    """A count left behind (a node died between two steps) or an entry of a room no
+    longer live refuses an address for good; a node's restart recounts, and an open
+    room the database knows counts again if Redis lost its entry."""
+    text_r = redis.Redis.from_url(redis_url, decode_responses=True)
+    address = "127.0.0.6"
+    transport = httpx.HTTPTransport(local_address=address)
+    with httpx.Client(transport=transport, timeout=10) as client:
+        made = client.post(f"{nodes[0].base}/api/rooms", json={"rules": {}}).json()["room_id"]
+        text_r.hdel("hzmj:creator_of", made)  # Redis lost it: the database still knows
+        text_r.hset("hzmj:rooms_of", mapping={address: "16", "203.0.113.8": "16"})
+        text_r.hset("hzmj:creator_of", "long-gone", json.dumps(["203.0.113.8", ""]))
+        refused = client.post(f"{nodes[1].base}/api/rooms", json={"rules": {}})
+        assert refused.status_code == 429
+        nodes[2].stop()
+        nodes[2].start()
+        assert text_r.hget("hzmj:rooms_of", address) == "1"  # the open room alone
+        assert text_r.hget("hzmj:rooms_of", "203.0.113.8") is None
+        assert json.loads(text_r.hget("hzmj:creator_of", made) or "null") == [address, ""]
+        assert not text_r.hexists("hzmj:creator_of", "long-gone")
+        assert client.post(f"{nodes[1].base}/api/rooms", json={"rules": {}}).status_code == 200
+        assert text_r.hget("hzmj:rooms_of", address) == "2"
 
 
 def test_a_lobby_entry_a_node_does_not_understand_is_left_out_not_a_500(

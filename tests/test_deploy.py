@@ -34,9 +34,8 @@ def test_nginx_forwards_the_visitors_own_address_everywhere() -> None:
 
 
 def test_the_cluster_parses_redis_replies_in_c() -> None:
-    # a create reads every live room's creator (hzmj:creators, hzmj:live): with redis-py's
-    # pure-Python parser, 6,000 live rooms cost ~100 ms of the node's event loop per
-    # create (every table's clock and bot stalled), refused ones too; hiredis: ~5 ms
+    # every node reads the whole live set (hzmj:live) twice a second to find rooms with
+    # no owner, on the event loop of every table's clock and bot: replies parsed in C
     from redis.utils import HIREDIS_AVAILABLE
 
     assert HIREDIS_AVAILABLE

@@ -301,22 +301,149 @@ def test_metrics_for_an_operator_count_rooms_moves_hands_and_refusals(tmp_path: 
     assert metric(end, 'hzmj_rooms{status="open"}') == 0
 
 
-@pytest.mark.parametrize("host, ok", [("127.0.0.1", True), ("::1", True),
-                                      # IPv4 loopback on a dual-stack socket (--host ::)
-                                      ("::ffff:127.0.0.1", True),
-                                      ("::ffff:203.0.113.5", False), ("::", False),
-                                      ("0.0.0.0", False), ("fe80::1%lo", False),
-                                      ("203.0.113.5", False), ("testclient", False)])
-def test_metrics_are_for_loopback_clients_without_a_token(host: str, ok: bool) -> None:
+@pytest.mark.parametrize("host, proxies, ok", [
+    ("127.0.0.1", "", True), ("::1", "", True),
+    ("::ffff:127.0.0.1", "", True),  # IPv4 loopback on a dual-stack socket (--host ::)
+    ("::ffff:203.0.113.5", "", False), ("::", "", False), ("0.0.0.0", "", False),
+    ("fe80::1%lo", "", False), ("203.0.113.5", "", False), ("testclient", "", False),
+    # the loopback is a trusted proxy's address (the default): a local proxy that sends
+    # no X-Forwarded-For would make every visitor the operator
+    ("127.0.0.1", "127.0.0.1", False), ("::ffff:127.0.0.1", "127.0.0.1", False),
+    ("127.0.0.1", "127.0.0.0/8", False), ("::1", "127.0.0.1", True),
+    ("127.0.0.1", "172.30.0.10", True),  # the proxy elsewhere (deploy/compose.yaml)
+    ("127.0.0.1", "*", False)])  # any client may name the loopback
+def test_metrics_are_for_loopback_clients_that_are_no_proxy(host: str, proxies: str,
+                                                            ok: bool) -> None:
     from starlette.requests import Request
 
-    from hzmj.server.metrics import allowed
+    from hzmj.server.guard import TrustedProxies
+    from hzmj.server.metrics import local
 
     request = Request({"type": "http", "client": (host, 5000), "headers": []})
-    assert allowed(request, None) is ok
-    token = Request({"type": "http", "client": ("203.0.113.5", 5000),
-                     "headers": [(b"authorization", b"Bearer t0ken")]})
-    assert allowed(token, "t0ken") and not allowed(token, None) and not allowed(token, "other")
+    assert local(request, TrustedProxies(proxies)) is ok
+
+
+@pytest.mark.parametrize("given, token, ok", [
+    ("t0ken", "t0ken", True), ("t0ken", "other", False), ("t0ke", "t0ken", False),
+    ("t0kenn", "t0ken", False), ("", "t0ken", False), ("t0ken", None, False),
+    ("", None, False), ("", "", False), ("\u00fc", "\u00fc", True), ("\ud800", "x", False)])
+def test_the_metrics_token_is_compared_whole(given: str, token: str | None, ok: bool) -> None:
+    from hzmj.server.metrics import token_matches
+
+    assert token_matches(given, token) is ok
+
+
+def metrics_client(tmp_path: Path, host: str, **settings: object) -> TestClient:
+    cfg = ServerConfig(db=str(tmp_path / "m.db"), bot_workers=0, **settings)  # type: ignore[arg-type]
+    return TestClient(create_app(cfg), client=(host, 5000))
+
+
+def test_wrong_metrics_tokens_lock_the_guessing_address_out(tmp_path: Path) -> None:
+    """Guessing the token is limited like guessing a password: after login_failures
+    wrong tokens an address gets 429 for the window, the right token included; other
+    addresses keep reading."""
+    settings = {"metrics_token": "s3cret", "login_failures": 3}
+    with metrics_client(tmp_path, "203.0.113.5", **settings) as guesser:
+        for guess in ("a", "b", "c"):
+            assert guesser.get("/metrics", headers=bearer(guess)).status_code == 403
+        locked = guesser.get("/metrics", headers=bearer("s3cret"))
+        assert locked.status_code == 429 and locked.json()["code"] == "rate_limited"
+        assert 890 <= int(locked.headers["retry-after"]) <= 900  # login_window 900 s
+        assert guesser.get("/metrics", headers=bearer("d")).status_code == 429
+        # no token: nothing guessed, nothing counted, the usual 403
+        assert guesser.get("/metrics").status_code == 403
+        scraper = TestClient(guesser.app, client=("203.0.113.6", 5000))  # same server
+        assert scraper.get("/metrics", headers=bearer("s3cret")).status_code == 200
+
+
+def test_an_ipv6_site_does_not_get_a_fresh_allowance_from_each_64(tmp_path: Path) -> None:
+    from hzmj.server.guard import NETWORK_SHARE
+
+    settings = {"metrics_token": "s3cret", "login_failures": 1}
+    app = create_app(ServerConfig(db=str(tmp_path / "m6.db"), bot_workers=0, **settings))  # type: ignore[arg-type]
+    def get(host: str, token: str) -> int:
+        return TestClient(app, client=(host, 5000)).get("/metrics",
+                                                        headers=bearer(token)).status_code
+    with TestClient(app):
+        for i in range(NETWORK_SHARE):  # one wrong guess from each of 8 /64s
+            assert get(f"2001:db8:1:{i}::1", "guess") == 403
+            assert get(f"2001:db8:1:{i}::1", "s3cret") == 429
+        assert get("2001:db8:1:ff::1", "s3cret") == 429  # a fresh /64 of the same /48
+        assert get("2001:db8:2::1", "s3cret") == 200  # another site
+
+
+@pytest.mark.parametrize("proxies, ok", [("127.0.0.1", False), ("", True),
+                                         ("172.30.0.10", True)])
+def test_a_loopback_client_reads_the_metrics_unless_the_loopback_is_a_proxy(
+        tmp_path: Path, proxies: str, ok: bool) -> None:
+    """By default 127.0.0.1 is a trusted proxy (a TLS proxy on the same machine): its
+    requests without X-Forwarded-For are visitors nobody named, not the operator."""
+    with metrics_client(tmp_path, "127.0.0.1", forwarded_allow_ips=proxies) as c:
+        assert (c.get("/metrics").status_code == 200) is ok
+    with metrics_client(tmp_path, "127.0.0.1", forwarded_allow_ips=proxies,
+                        metrics_token="s3cret") as c:
+        assert c.get("/metrics", headers=bearer("s3cret")).status_code == 200
+
+
+def test_a_proxy_that_names_no_visitor_is_told_once(tmp_path: Path,
+                                                    caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level("INFO", logger="hzmj.server"), \
+            metrics_client(tmp_path, "127.0.0.1") as c:
+        for _ in range(3):
+            c.get("/api/health")
+        c.get("/api/health", headers={"X-Forwarded-For": "203.0.113.5"})
+    told = [r.getMessage() for r in caplog.records if "X-Forwarded-For" in r.getMessage()]
+    assert len(told) == 1 and told[0].startswith("requests from 127.0.0.1, a trusted proxy")
+    caplog.clear()
+    with caplog.at_level("INFO", logger="hzmj.server"), \
+            metrics_client(tmp_path, "203.0.113.5") as c:  # no proxy: nothing to say
+        c.get("/api/health")
+    assert not [r for r in caplog.records if "X-Forwarded-For" in r.getMessage()]
+
+
+@pytest.mark.parametrize("spec, peer, forwarded, client", [
+    ("127.0.0.1", "127.0.0.1", "203.0.113.5", "203.0.113.5"),
+    # a proxy at 127.0.0.1 on a dual-stack socket (--host ::): uvicorn alone ignored its
+    # header, and every visitor counted as the proxy
+    ("127.0.0.1", "::ffff:127.0.0.1", "203.0.113.5", "203.0.113.5"),
+    ("10.0.0.0/8", "::ffff:10.1.2.3", "203.0.113.5", "203.0.113.5"),
+    ("127.0.0.1", "203.0.113.9", "127.0.0.1", "203.0.113.9"),  # not a proxy: not believed
+    ("", "127.0.0.1", "203.0.113.5", "127.0.0.1"),
+    ("*", "203.0.113.9", "198.51.100.1", "198.51.100.1")])
+def test_uvicorn_believes_x_forwarded_for_from_the_trusted_proxies_only(
+        spec: str, peer: str, forwarded: str, client: str) -> None:
+    import asyncio
+
+    from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+
+    from hzmj.server.guard import TrustedProxies
+
+    seen = []
+
+    async def app(scope: dict[str, object], receive: object, send: object) -> None:
+        seen.append(scope["client"])
+
+    middleware = ProxyHeadersMiddleware(app, TrustedProxies(spec).uvicorn_hosts())  # type: ignore[arg-type]
+    scope = {"type": "http", "client": (peer, 5000),
+             "headers": [(b"x-forwarded-for", forwarded.encode())]}
+    asyncio.run(middleware(scope, None, None))  # type: ignore[arg-type]
+    assert seen[0][0] == client  # type: ignore[index]
+
+
+def test_serve_hands_uvicorn_the_trusted_proxies_with_their_mapped_forms(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import uvicorn
+
+    from hzmj.server import app as app_module
+
+    given: dict[str, object] = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: given.update(kw))
+    monkeypatch.setattr(app_module, "tune_gc", lambda gen0: None)
+    monkeypatch.setenv("HZMJ_FORWARDED_ALLOW_IPS", "10.0.0.7")
+    app_module.serve(db=str(tmp_path / "s.db"))
+    assert given["forwarded_allow_ips"] == "10.0.0.7/32,::ffff:10.0.0.7/128"
+    app_module.serve(db=str(tmp_path / "s.db"), forwarded_allow_ips="")
+    assert given["forwarded_allow_ips"] == ""
 
 
 def test_a_private_room_is_not_listed_but_joined_by_its_link_even_after_a_restart(
@@ -343,11 +470,12 @@ def test_cluster_channels_name_the_redis_database() -> None:
     requests (a 404 from the wrong cluster's node)."""
     import redis.asyncio as aioredis
 
-    from hzmj.server.cluster import channel, lobby_channel
+    from hzmj.server.cluster import channel, lobby_channel, redis_db
 
     one = aioredis.Redis.from_url("redis://127.0.0.1:6379/1")
     two = aioredis.Redis.from_url("redis://127.0.0.1:6379/2")
     default = aioredis.Redis.from_url("redis://127.0.0.1:6379")
-    assert channel(one, "n0") == "hzmj:1:cmd:n0" and channel(two, "n0") == "hzmj:2:cmd:n0"
-    assert lobby_channel(one) != lobby_channel(two)
-    assert lobby_channel(default) == "hzmj:0:lobby"
+    assert [redis_db(r) for r in (one, two, default)] == [1, 2, 0]
+    assert channel(1, "n0") == "hzmj:1:cmd:n0" and channel(2, "n0") == "hzmj:2:cmd:n0"
+    assert lobby_channel(1) != lobby_channel(2)
+    assert lobby_channel(0) == "hzmj:0:lobby"

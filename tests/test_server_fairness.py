@@ -106,7 +106,9 @@ def test_the_outside_of_a_discard_is_the_same_with_or_without_a_claim_window(
     discard as the same three things: the discard at step s, nothing else for at least
     ``claim_pause_ms``, then the outcome at step s + 1; a snapshot asked for meanwhile
     comes after the outcome.  The windows are the player's own claim prompts."""
-    server = ServerProcess(tmp_path / "window.db", {"HZMJ_CLAIM_PAUSE_SCALE": "1"}).start()
+    # a snapshot at each of 30 discards, faster than a client's allowance of them
+    server = ServerProcess(tmp_path / "window.db", {"HZMJ_CLAIM_PAUSE_SCALE": "1",
+                                                    "HZMJ_SNAPSHOT_BURST": "100"}).start()
     try:
         room, token = room_with_bots(server.base, {"players": 2, "claim_pause_ms": PAUSE_MS},
                                      seed=5)

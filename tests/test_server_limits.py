@@ -3,6 +3,7 @@ hints and sockets are limited (issue 11, items 4–8 and 10)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import time
@@ -283,22 +284,21 @@ def test_network_key_is_the_48_of_an_ipv6_key(key: str, network: str | None) -> 
     assert network_key(key) == network
 
 
-def test_counting_a_creator_against_a_big_cluster_parses_each_address_once() -> None:
-    # a create from an IPv6 address compares its /48 with every live room's creator; the
-    # cache held 4,096, so with more (a cluster of many nodes, or the rate limits' own
-    # keys of every IPv6 visitor sharing it) every create parsed them all again, ~25 us
-    # each: 150 ms of a stalled node (every table's clock and bot) per create at 6,000
+def test_counting_a_creator_against_many_rooms_parses_each_address_once() -> None:
+    # a create from an IPv6 address compares its /48 with every live room's creator here;
+    # the cache held 4,096, so with more (the rate limits' own keys of every IPv6 visitor
+    # share it) every create parsed them all again, ~25 us each
     from hzmj.server.guard import network_key
     from hzmj.server.rooms import Lobby, RoomError
 
     lobby = Lobby.__new__(Lobby)  # only the counting: no store, no actor
-    lobby.rooms, lobby._creating = {}, []
+    lobby.rooms = {}
     lobby.config = ServerConfig(rooms_per_address=16)
-    elsewhere = [f"2001:db8:{i // 65536:x}:{i % 65536:x}::/64" for i in range(20_000)]
+    lobby._creating = [f"2001:db8:{i // 65536:x}:{i % 65536:x}::/64" for i in range(20_000)]
     for _ in range(2):
         before = network_key.cache_info().misses
         with pytest.raises(RoomError) as refused:  # 2001:db8:0::/48 holds 16 rooms and more
-            lobby._check_rooms_of("2001:db8:0:ffff::/64", elsewhere)
+            lobby._check_rooms_of("2001:db8:0:ffff::/64")
         assert refused.value.code == "too_many_rooms"
     assert network_key.cache_info().misses - before <= 1  # the second time: all cached
 
@@ -509,6 +509,33 @@ def test_one_address_holds_a_bounded_number_of_spectator_sockets(make: Make) -> 
         assert again.receive_json()["type"] == "room"
 
 
+def test_the_64s_of_one_ipv6_site_share_eight_times_the_spectator_allowance(
+        make: Make) -> None:
+    """Spectator sockets of an IPv6 /64 count under its /48 too (eight times one
+    allowance): a site hopping over its 65,536 /64s held a socket cap each."""
+    from hzmj.server.guard import NETWORK_SHARE
+
+    c = make(spectators_per_address=1)
+    room = c.post("/api/rooms", json={}).json()["room_id"]
+
+    def watch(host: str) -> Any:
+        c._transport.client = (host, 5000)  # type: ignore[attr-defined]  # another address
+        return c.websocket_connect(f"/ws/rooms/{room}")
+    with contextlib.ExitStack() as held:
+        for i in range(NETWORK_SHARE):
+            ws = held.enter_context(watch(f"2001:db8:1:{i}::1"))
+            assert ws.receive_json()["type"] == "room"
+        for host in ("2001:db8:1:ff::1", "2001:db8:1:0::2"):  # the /48's share is used up
+            with watch(host) as refused_ws:
+                with pytest.raises(WebSocketDisconnect) as refused:
+                    refused_ws.receive_json()
+                assert refused.value.code == 4429
+        with watch("2001:db8:2::1") as other:
+            assert other.receive_json()["type"] == "room"  # another site
+    with watch("2001:db8:1:ff::1") as again:
+        assert again.receive_json()["type"] == "room"  # given back when they closed
+
+
 def test_spectators_keep_no_open_room_alive(make: Make) -> None:
     c = make(open_idle=0.3, sweep_every=0.1)
     room = c.post("/api/rooms", json={}).json()["room_id"]
@@ -698,3 +725,63 @@ def httpx_post(port: int, path: str) -> Any:
     import httpx
 
     return httpx.post(f"http://127.0.0.1:{port}{path}", json={}, timeout=10).json()
+
+
+def test_a_client_that_reads_nothing_is_dropped_before_its_queue_holds_megabytes() -> None:
+    """A spectator that asks for snapshots (17 KB each late in a match) and reads none
+    held 5,000 of them (85 MB) per socket before it was dropped: now 1 MiB of text."""
+    from hzmj.server.rooms import SEND_QUEUE_CHARS, Connection
+
+    snapshot = "x" * 100_000
+    idle = Connection(None)
+    for _ in range(SEND_QUEUE_CHARS // len(snapshot)):
+        idle.send(snapshot)
+    assert not idle.closed and idle.queued == 10 * len(snapshot)
+    idle.send(snapshot)
+    assert idle.closed and idle.queued == 10 * len(snapshot)
+    assert [idle.get_nowait() for _ in range(11)][-1] == (1008, "too slow: too many unread "
+                                                          "messages")
+    assert idle.queued == 0
+    reader = Connection(None)  # one that reads as fast as it is sent to is never dropped
+    for _ in range(100):
+        reader.send(snapshot)
+        assert reader.get_nowait() == snapshot
+    assert not reader.closed and reader.queued == 0
+
+
+def test_snapshot_requests_have_an_allowance_of_their_own(make: Make) -> None:
+    """A snapshot is the whole view and every finished hand (~20 KB, ~0.7 ms late in a
+    match): 20 a second on each of 48 spectator sockets kept a core busy for one room."""
+    c = make(snapshots_per_second=0, snapshot_burst=2)
+    room = c.post("/api/rooms", json={}).json()["room_id"]
+    with c.websocket_connect(f"/ws/rooms/{room}") as ws:
+        assert [ws.receive_json()["type"] for _ in range(2)] == ["room", "snapshot"]
+        for _ in range(3):
+            ws.send_json({"type": "snapshot"})
+        answers = [ws.receive_json() for _ in range(3)]
+        assert [a["type"] for a in answers] == ["snapshot", "snapshot", "error"]
+        assert answers[2]["code"] == "rate_limited" and "snapshots" in answers[2]["reason"]
+        ws.send_json({"type": "phrase", "phrase": 0})  # other messages are not held back
+        assert ws.receive_json()["code"] == "spectator"
+
+
+def test_quick_phrases_are_limited_per_seat_over_all_its_sockets(make: Make) -> None:
+    """Each phrase goes to every socket of the room: 20 a second on each of a seat's 4
+    sockets was 80 broadcasts a second, enough to fill slow spectators' queues."""
+    c = make(phrases_per_minute=0, phrase_burst=3)
+    room, auth = seated(c, bots=())
+    mine = ["hzmj", "token." + auth["Authorization"].split()[1]]
+    with c.websocket_connect(f"/ws/rooms/{room}", subprotocols=mine) as one, \
+            c.websocket_connect(f"/ws/rooms/{room}", subprotocols=mine) as two:
+        for ws in (one, two):
+            assert [ws.receive_json()["type"] for _ in range(2)] == ["room", "snapshot"]
+        for i in range(3):  # from either socket: each goes to the whole room
+            (one if i % 2 else two).send_json({"type": "phrase", "phrase": i})
+            assert one.receive_json() == {"type": "phrase", "seat": 0, "phrase": i}
+        one.send_json({"type": "phrase", "phrase": 3})
+        refused = one.receive_json()
+        assert refused["code"] == "rate_limited" and "phrases" in refused["reason"]
+        two.send_json({"type": "phrase", "phrase": 4})
+        while (msg := two.receive_json())["type"] == "phrase":
+            assert msg["phrase"] < 3  # the three that went out, never the refused ones
+        assert msg["code"] == "rate_limited"  # the other socket too

@@ -726,12 +726,13 @@ def serve_command(
         "--public-url", metavar="URL",
         help="The address friends use (share links, QR code), e.g. "
              "https://mj.example.org behind a TLS proxy.")] = None,
-    forwarded_allow_ips: Annotated[str, typer.Option(
+    forwarded_allow_ips: Annotated[str | None, typer.Option(
         "--forwarded-allow-ips", metavar="IPS",
-        help="Proxies whose X-Forwarded-Proto/-For headers are trusted; name them "
-             "('*' trusts any client's own header: the per-address limits then count "
-             "whatever address it names).")]
-    = "127.0.0.1",
+        help="Proxies whose X-Forwarded-Proto/-For headers are trusted (default "
+             "HZMJ_FORWARDED_ALLOW_IPS, else 127.0.0.1); name them ('*' trusts any "
+             "client's own header: the per-address limits then count whatever address "
+             "it names; '' trusts none).")]
+    = None,
 ) -> None:
     """Run the table server: rooms, bots and real-time play over WebSocket.
 

@@ -16,8 +16,9 @@ def main() -> None:
     parser.add_argument("--log-level", default="info")
     parser.add_argument("--public-url", default=None,
                         help="the address friends use, e.g. https://mj.example.org")
-    parser.add_argument("--forwarded-allow-ips", default="127.0.0.1",
-                        help="proxies whose X-Forwarded-* headers are trusted ('*': any)")
+    parser.add_argument("--forwarded-allow-ips", default=None,
+                        help="proxies whose X-Forwarded-* headers are trusted ('*': any; "
+                             "default HZMJ_FORWARDED_ALLOW_IPS, else 127.0.0.1)")
     parser.add_argument("--redis", default=None, help="redis://… shared by the nodes")
     parser.add_argument("--node-url", default=None, help="where other nodes reach this one")
     parser.add_argument("--node-id", default=None)

@@ -26,6 +26,7 @@ from fastapi.responses import (
     Response,
 )
 from fastapi.staticfiles import StaticFiles
+from prometheus_client import generate_latest
 from pydantic import BeforeValidator, ValidationError
 from pythonjsonlogger.core import RESERVED_ATTRS
 from sqlalchemy.engine import make_url
@@ -44,12 +45,16 @@ from hzmj.server.accounts import Accounts, Throttle
 from hzmj.server.bots import REVIEW_BOT, REVIEW_BOTS, UnknownBotError, get_bot, hint_bot
 from hzmj.server.config import ServerConfig, tune_gc
 from hzmj.server.guard import (
+    NETWORK_SHARE,
     Bucket,
     BucketsByKey,
     RequestGuard,
     Strikes,
     TokenFilter,
+    TrustedProxies,
+    UnnamedVisitors,
     client_address,
+    network_key,
     strict_json,
 )
 from hzmj.server.history import record_finished, seat_stats
@@ -69,6 +74,7 @@ from hzmj.server.protocol import (
     RoomList,
     SeatInfo,
     Share,
+    SnapshotRequest,
     Started,
     client_message,
 )
@@ -159,6 +165,12 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     joins = BucketsByKey(cfg.join_per_minute / 60, cfg.join_burst)
     hint_calls = BucketsByKey(cfg.hints_per_second, cfg.hints_burst)
     review_calls = BucketsByKey(cfg.hints_per_second, cfg.hints_burst)  # per address
+    proxies = TrustedProxies(cfg.forwarded_allow_ips)
+    app.add_middleware(UnnamedVisitors, proxies=proxies)
+    # a wrong metrics token is a failed log-in of its address: the same allowance
+    metrics_gate = metrics.Gate(cfg.metrics_token, proxies,
+                                Throttle(cfg.login_failures, cfg.login_window),
+                                Throttle(cfg.login_failures * NETWORK_SHARE, cfg.login_window))
 
     def lobby() -> Lobby:
         result: Lobby = state["lobby"]
@@ -225,16 +237,25 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @app.get("/metrics", include_in_schema=False)
     async def metrics_page(request: Request) -> Response:
-        """Prometheus metrics of this process (``hzmj.server.metrics``): loopback clients,
-        or ``Authorization: Bearer`` with ``metrics_token``; 403 for anyone else."""
-        if not metrics.allowed(request, cfg.metrics_token):
-            raise RoomError(403, "metrics are served to loopback clients, or with "
-                                 "Authorization: Bearer and the server's metrics_token "
-                                 "(HZMJ_METRICS_TOKEN)", "forbidden")
+        """Prometheus metrics of this process (``hzmj.server.metrics``): with
+        ``Authorization: Bearer`` and ``metrics_token``, or to a loopback client that is
+        no trusted proxy; 403 for anyone else, 429 for an address that sent too many
+        wrong tokens (any token, until its failures age out)."""
+        status, wait = metrics_gate.verdict(request)
+        if status == 429:
+            metrics.refused("rate_limited")
+            return JSONResponse({"detail": "too many wrong metrics tokens from this "
+                                 f"address; try again in {wait} s", "code": "rate_limited"},
+                                status_code=429, headers={"retry-after": str(wait)})
+        if status == 403:
+            raise RoomError(403, "metrics are served with Authorization: Bearer and the "
+                                 "server's metrics_token (HZMJ_METRICS_TOKEN), or to "
+                                 "loopback clients that are no trusted proxy "
+                                 "(docs/scaling.md, Metrics)", "forbidden")
         registry = state.get("metrics")
         if registry is None:
             registry = state["metrics"] = metrics.registry_for(lobby)
-        return Response(metrics.render(registry), media_type=metrics.CONTENT_TYPE)
+        return Response(generate_latest(registry), media_type=metrics.CONTENT_TYPE)
 
     @app.post("/api/rooms")
     async def create_room(body: CreateRoom, request: Request) -> RoomCreated:
@@ -435,14 +456,19 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             await ws.close(4401, "invalid token")
             return
         address = client_address(ws) if seat is None else None
-        if address is not None:
+        # an IPv6 /64 counts under its /48 too, which holds NETWORK_SHARE times as many:
+        # a site's 65,536 /64s would hold as many allowances (the process's files)
+        counted = [] if address is None else [address, *filter(None, [network_key(address)])]
+        if counted:
             # spectators need no token: one address may watch with so many sockets in all
             # (a socket per room held every open room alive, and the room cap with them)
-            if watching[address] >= cfg.spectators_per_address:
+            limits = (cfg.spectators_per_address, cfg.spectators_per_address * NETWORK_SHARE)
+            if any(watching[key] >= limit  # counted: the address, then its /48 if any
+                   for key, limit in zip(counted, limits, strict=False)):
                 await ws.close(4429, f"too many spectator connections from your address "
                                      f"(limit {cfg.spectators_per_address})")
                 return
-            watching[address] += 1
+            watching.update(counted)
         try:
             conn = Connection(seat)
             refused = await room.call(lambda: room.connect(conn))
@@ -457,10 +483,10 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
                 conn.close(1000, "bye")
                 await sender
         finally:
-            if address is not None:
-                watching[address] -= 1
-                if not watching[address]:
-                    del watching[address]
+            watching.subtract(counted)
+            for key in counted:
+                if not watching[key]:
+                    del watching[key]
 
     # ------------------------------------------------------------------ browser client
 
@@ -606,7 +632,7 @@ def _pump(ws: WebSocket, conn: Connection) -> asyncio.Task[None]:
     async def pump() -> None:
         try:
             while True:
-                item = await conn.outbox.get()
+                item = await conn.get()
                 while True:  # a step's messages come together: send them in one wake-up
                     if isinstance(item, tuple):
                         if ws.application_state == WebSocketState.CONNECTED:
@@ -614,7 +640,7 @@ def _pump(ws: WebSocket, conn: Connection) -> asyncio.Task[None]:
                         return
                     await ws.send_text(item)
                     try:
-                        item = conn.outbox.get_nowait()
+                        item = conn.get_nowait()
                     except asyncio.QueueEmpty:
                         break
         except (WebSocketDisconnect, RuntimeError, OSError):
@@ -628,6 +654,7 @@ async def _receive(ws: WebSocket, room: Room, conn: Connection, cfg: ServerConfi
     unknown or too frequent without bothering the room.  Refusals for rate are strikes
     that expire after ``strike_window``: only a sustained flood closes the socket."""
     bucket = Bucket(cfg.rate_per_second, cfg.rate_burst)
+    snapshots = Bucket(cfg.snapshots_per_second, cfg.snapshot_burst)  # the costly one
     strikes = Strikes(cfg.strike_window)
     while not conn.closed:
         message = await ws.receive()
@@ -649,6 +676,10 @@ async def _receive(ws: WebSocket, room: Room, conn: Connection, cfg: ServerConfi
         parsed = _parse(text)
         if isinstance(parsed, str):
             conn.error(parsed)
+            continue
+        if isinstance(parsed, SnapshotRequest) and not snapshots.take():
+            conn.error(f"too many snapshots: at most {cfg.snapshots_per_second:g} a second",
+                       "rate_limited")
             continue
         room.post(lambda msg=parsed: room.on_message(conn, msg))  # type: ignore[misc]
 
@@ -697,7 +728,7 @@ def _shown_database(url: str) -> str:
 
 def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None,
           log_level: str = "info", public_url: str | None = None,
-          forwarded_allow_ips: str = "127.0.0.1", redis: str | None = None,
+          forwarded_allow_ips: str | None = None, redis: str | None = None,
           node_url: str | None = None, node_id: str | None = None) -> None:
     """Run the server until interrupted (``hzmj serve``).
 
@@ -714,6 +745,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None,
     lan = lan_address() if host in ("0.0.0.0", "::") else None
     try:
         cfg = ServerConfig.from_env(db=db, public_url=public_url,
+                                    forwarded_allow_ips=forwarded_allow_ips,
                                     lan_url=f"http://{lan}:{port}" if lan else None,
                                     redis=redis, node_url=node_url, node_id=node_id)
     except ValueError as exc:  # an HZMJ_* variable that does not parse or is out of range
@@ -739,7 +771,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None,
     tune_gc(cfg.gc_gen0)  # the server process (tests that make an app keep theirs)
     raise_file_limit()  # a socket is a file: Linux often starts a process at 1024
     uvicorn.run(app, host=host, port=port, log_level=log_level, log_config=logs,
-                proxy_headers=True, forwarded_allow_ips=forwarded_allow_ips,
+                proxy_headers=True,
+                forwarded_allow_ips=TrustedProxies(cfg.forwarded_allow_ips).uvicorn_hosts(),
                 **uvicorn_options(cfg))
 
 

@@ -13,8 +13,10 @@ drain`` makes a node hand its rooms over.
 Redis keys (all under ``hzmj:``): ``nodes`` (set of node ids), ``node:<id>`` (the node's
 URL and state, expires unless refreshed), ``load`` (hash: node -> rooms), ``live`` (set of
 unfinished rooms), ``lease:<room>`` (owner node id, with TTL), ``infos`` (hash: room ->
-lobby entry), ``drain:<id>``; channels ``cmd:<id>`` (requests and replies for a node) and
-``lobby`` (room updates, rooms given up).
+lobby entry), ``drain:<id>``, and for ``rooms_per_address`` ``rooms_of`` (hash: address or
+IPv6 /48 -> live rooms and creates under way), ``creator_of`` (hash: live room -> its
+creator) and ``reserved`` (creates under way); channels ``<db>:cmd:<id>`` (requests and
+replies for a node) and ``<db>:lobby`` (room updates, rooms given up).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from websockets.typing import Subprotocol
 
 from hzmj.rules import Rules
 from hzmj.server.config import ServerConfig
+from hzmj.server.guard import NETWORK_SHARE, network_key
 from hzmj.server.protocol import RoomInfo
 from hzmj.server.rooms import Lobby, Room
 from hzmj.server.storage import Store
@@ -58,8 +61,11 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 PREFIX = "hzmj:"
 NODES, LOAD, LIVE, INFOS = (PREFIX + k for k in ("nodes", "load", "live", "infos"))
-CREATORS = PREFIX + "creators"  # room id -> the address that created it, while it is live
-CREATING = PREFIX + "creating"  # creates under way: [node, nonce, creator] by start time
+# rooms_per_address across the cluster: counters kept by the scripts below, never read
+# whole on a create (a create costs one script call whatever the number of live rooms)
+ROOMS_OF = PREFIX + "rooms_of"  # address (and IPv6 /48) -> its live rooms + reservations
+CREATOR_OF = PREFIX + "creator_of"  # live room -> JSON [address, /48 or ""]
+RESERVED = PREFIX + "reserved"  # creates under way: JSON [node, nonce, address, /48] by time
 RESERVATION_TTL = 60.0  # a reservation left by a node that died mid-create stops counting
 FORWARDED = "hzmj.forwarded"  # scope key of a request a node runs for another node
 PROXIED = b"x-hzmj-proxied"  # header of a WebSocket a node proxies to the owner
@@ -82,19 +88,20 @@ def drain_key(node: str) -> str:
     return f"{PREFIX}drain:{node}"
 
 
-def channel(r: aioredis.Redis, node: str) -> str:
-    """The pub/sub channel of ``node``'s commands.  Redis's pub/sub spans its databases,
-    so a channel names the database: two clusters on one Redis server (``…/1`` and
-    ``…/2``) must not answer each other's requests."""
-    return f"{PREFIX}{_db(r)}:cmd:{node}"
+def channel(db: int, node: str) -> str:
+    """The pub/sub channel of ``node``'s commands in Redis database ``db``.  Redis's
+    pub/sub spans its databases, so a channel names the database: two clusters on one
+    Redis server (``…/1`` and ``…/2``) must not answer each other's requests."""
+    return f"{PREFIX}{db}:cmd:{node}"
 
 
-def lobby_channel(r: aioredis.Redis) -> str:
-    """The pub/sub channel of room updates (and rooms given up) of ``r``'s database."""
-    return f"{PREFIX}{_db(r)}:lobby"
+def lobby_channel(db: int) -> str:
+    """The pub/sub channel of room updates (and rooms given up) of database ``db``."""
+    return f"{PREFIX}{db}:lobby"
 
 
-def _db(r: aioredis.Redis) -> int:
+def redis_db(r: aioredis.Redis) -> int:
+    """The database number ``r`` was opened on (the URL's ``/N``)."""
     return int(r.connection_pool.connection_kwargs.get("db", 0))
 
 
@@ -109,6 +116,83 @@ return lost
 """
 RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0"
 
+# The rooms_per_address counters.  Invariant between any two scripts: rooms_of holds, for
+# each address and IPv6 /48, its rooms in creator_of plus its reservations in reserved;
+# every change of those is made in one script with its count, so a race between nodes
+# can neither pass the cap nor lose a count.  RECOUNT rebuilds rooms_of from the two.
+COUNT = """
+local function count(key, address, network, by)
+  for _, field in ipairs({address, network}) do
+    if field ~= '' and redis.call('hincrby', key, field, by) <= 0 then
+      redis.call('hdel', key, field)
+    end
+  end
+end
+"""
+# KEYS rooms_of, reserved; ARGV reservation, now, expired-before, address, /48, limit,
+# the /48's limit.  1: reserved; 0: the cap is reached (nothing written)
+RESERVE = COUNT + """
+for _, old in ipairs(redis.call('zrangebyscore', KEYS[2], '-inf', ARGV[3])) do
+  local e = cjson.decode(old)
+  count(KEYS[1], e[3], e[4], -1)
+end
+redis.call('zremrangebyscore', KEYS[2], '-inf', ARGV[3])
+local function held(field) return tonumber(redis.call('hget', KEYS[1], field) or '0') end
+if held(ARGV[4]) >= tonumber(ARGV[6]) then return 0 end
+if ARGV[5] ~= '' and held(ARGV[5]) >= tonumber(ARGV[7]) then return 0 end
+count(KEYS[1], ARGV[4], ARGV[5], 1)
+redis.call('zadd', KEYS[2], ARGV[2], ARGV[1])
+return 1
+"""
+# a create that failed: KEYS rooms_of, reserved; ARGV reservation, address, /48
+CANCEL = COUNT + """
+if redis.call('zrem', KEYS[2], ARGV[1]) == 1 then count(KEYS[1], ARGV[2], ARGV[3], -1) end
+"""
+# a room made: its reservation becomes its creator_of entry, one count either way (a
+# reservation that expired meanwhile: the room counts again; an entry a recount wrote
+# already: the reservation's count goes).  KEYS rooms_of, reserved, creator_of; ARGV
+# reservation, room, entry, address, /48
+SETTLE = COUNT + """
+local had = redis.call('zrem', KEYS[2], ARGV[1])
+local added = redis.call('hsetnx', KEYS[3], ARGV[2], ARGV[3])
+if added ~= had then count(KEYS[1], ARGV[4], ARGV[5], added - had) end
+"""
+# a room no longer live (over, expired, not rebuilt): out of live and the lobby, its
+# creator's count down once.  KEYS live, infos, creator_of, rooms_of; ARGV room
+NOT_LIVE = COUNT + """
+redis.call('srem', KEYS[1], ARGV[1])
+redis.call('hdel', KEYS[2], ARGV[1])
+local entry = redis.call('hget', KEYS[3], ARGV[1])
+if entry then
+  redis.call('hdel', KEYS[3], ARGV[1])
+  local e = cjson.decode(entry)
+  count(KEYS[4], e[1], e[2], -1)
+end
+"""
+# a node starting: entries for the open rooms the database names (a Redis that lost its
+# data), entries of rooms no longer live dropped, reservations past their time dropped,
+# and rooms_of counted afresh (what a node that died between two steps left wrong is
+# right again).  KEYS rooms_of, reserved, creator_of, live; ARGV expired-before, then
+# room, entry pairs
+RECOUNT = COUNT + """
+redis.call('zremrangebyscore', KEYS[2], '-inf', ARGV[1])
+for i = 2, #ARGV, 2 do redis.call('hsetnx', KEYS[3], ARGV[i], ARGV[i + 1]) end
+redis.call('del', KEYS[1])
+local entries = redis.call('hgetall', KEYS[3])
+for i = 1, #entries, 2 do
+  if redis.call('sismember', KEYS[4], entries[i]) == 1 then
+    local e = cjson.decode(entries[i + 1])
+    count(KEYS[1], e[1], e[2], 1)
+  else
+    redis.call('hdel', KEYS[3], entries[i])
+  end
+end
+for _, r in ipairs(redis.call('zrange', KEYS[2], 0, -1)) do
+  local e = cjson.decode(r)
+  count(KEYS[1], e[3], e[4], 1)
+end
+"""
+
 
 class Unavailable(Exception):
     """A room is between owners (its node died and no node has taken it yet)."""
@@ -122,6 +206,11 @@ class Node:
     url: str
     rooms: int
     draining: bool
+
+
+def _entry(creator: str) -> str:
+    """The :data:`CREATOR_OF` entry of a room ``creator`` made."""
+    return json.dumps([creator, network_key(creator) or ""])
 
 
 def _redis(url: str) -> aioredis.Redis:
@@ -161,8 +250,15 @@ class ClusterLobby(Lobby):
         self.url = (config.node_url or "").rstrip("/")
         self.ttl_ms = int(config.lease_ttl * 1000)
         self.redis = _redis(config.redis)
+        self.db = redis_db(self.redis)
+        self.lobby_channel = lobby_channel(self.db)
         self._renew = self.redis.register_script(RENEW)
         self._release = self.redis.register_script(RELEASE)
+        self._reserve = self.redis.register_script(RESERVE)
+        self._cancel = self.redis.register_script(CANCEL)
+        self._settle = self.redis.register_script(SETTLE)
+        self._not_live = self.redis.register_script(NOT_LIVE)
+        self._recount = self.redis.register_script(RECOUNT)
         self.app: ASGIApp | None = None  # the whole application, for forwarded requests
         self.owned: set[str] = set()  # rooms whose lease this node holds
         self.secret = b""  # the cluster's key (Redis SECRET), read at every heartbeat
@@ -187,9 +283,13 @@ class ClusterLobby(Lobby):
             raise RuntimeError(f"Redis at {self.config.redis} cannot be reached: {exc}") \
                 from None
         await self.redis.delete(drain_key(self.node_id))
-        ids = await self.store.unfinished_ids()
-        if ids:
-            await self.redis.sadd(LIVE, *ids)
+        creators = await self.store.unfinished_rooms()
+        if creators:
+            await self.redis.sadd(LIVE, *creators)
+        entries = [(room, _entry(creator)) for room, creator in creators.items() if creator]
+        await self._recount(keys=[ROOMS_OF, RESERVED, CREATOR_OF, LIVE],
+                            args=[time.time() - RESERVATION_TTL,
+                                  *(part for pair in entries for part in pair)])
         await self._beat()
         subscribed = asyncio.Event()
         self._tasks = [asyncio.create_task(coro) for coro in (
@@ -220,29 +320,40 @@ class ClusterLobby(Lobby):
 
     async def create(self, rules: Rules, name: str, seed: int | None,
                      creator: str | None = None, private: bool = False) -> Room:
+        """A new room on this node; ``creator``'s live rooms count on every node
+        (:data:`ROOMS_OF`): a place is reserved for it before the room is made, in one
+        script with the check, so creates racing on several nodes cannot pass the cap.
+        Without Redis, only this node's own rooms count."""
         if creator is None:
             return await self._create(rules, name, seed, None, private)
-        # reserve before counting (both in one MULTI): of two creates racing on two nodes,
-        # the later one counts the earlier one's reservation, so a burst sent to every node
-        # at once cannot pass the cap on each
-        reservation = json.dumps([self.node_id, secrets.token_hex(8), creator])
-        elsewhere = await self._creators_elsewhere(reservation)
+        network = network_key(creator) or ""
+        reservation = json.dumps([self.node_id, secrets.token_hex(8), creator, network])
+        limit = self.config.rooms_per_address
+        now = time.time()
         try:
-            self._check_rooms_of(creator, elsewhere)
+            reserved = await self._reserve(
+                keys=[ROOMS_OF, RESERVED],
+                args=[reservation, now, now - RESERVATION_TTL, creator, network, limit,
+                      limit * NETWORK_SHARE])
+        except RedisError:
+            reserved = None
+        if reserved == 0:
+            raise self.too_many_rooms()
+        try:
             room = await self._create(rules, name, seed, creator, private)
         except BaseException:
-            with contextlib.suppress(RedisError):
-                await self.redis.zrem(CREATING, reservation)
+            if reserved:
+                with contextlib.suppress(RedisError):
+                    await self._cancel(keys=[ROOMS_OF, RESERVED],
+                                       args=[reservation, creator, network])
             raise
-        # the room is in LIVE now: its own entry replaces the reservation (an entry
-        # written before would be struck off as stale by a create elsewhere meanwhile)
-        try:
-            async with self.redis.pipeline(transaction=True) as pipe:
-                pipe.hset(CREATORS, room.id, creator)
-                pipe.zrem(CREATING, reservation)
-                await pipe.execute()
-        except RedisError:  # the room is made: it counts elsewhere until the reservation
-            log.warning("node %s: room %s's creator not shared", self.node_id, room.id)
+        if reserved:
+            try:
+                await self._settle(keys=[ROOMS_OF, RESERVED, CREATOR_OF],
+                                   args=[reservation, room.id, _entry(creator), creator,
+                                         network])
+            except RedisError:  # the room is made: it counts until the reservation expires
+                log.warning("node %s: room %s's creator not shared", self.node_id, room.id)
         return room
 
     async def _create(self, rules: Rules, name: str, seed: int | None,
@@ -253,34 +364,6 @@ class ClusterLobby(Lobby):
         await self.redis.sadd(LIVE, room.id)
         self._own(room)
         return room
-
-    async def _creators_elsewhere(self, reservation: str) -> list[str]:
-        """The creators of the live rooms the other nodes hold, and of the creates under
-        way on them (``rooms_per_address`` counts across the cluster, not per node), with
-        ``reservation`` (JSON ``[node, nonce, creator]``) added in the same transaction.  An
-        entry of a room no longer live (its node died before it could drop it) is
-        dropped here, and a reservation older than :data:`RESERVATION_TTL`; without
-        Redis, only this node's own rooms count."""
-        now = time.time()
-        try:
-            async with self.redis.pipeline(transaction=True) as pipe:
-                pipe.zremrangebyscore(CREATING, "-inf", now - RESERVATION_TTL)
-                pipe.zadd(CREATING, {reservation: now})
-                pipe.zrange(CREATING, 0, -1)
-                pipe.hgetall(CREATORS)
-                pipe.smembers(LIVE)
-                *_, creating, creators, live = await pipe.execute()
-            # an entry is written once its room is in LIVE and dropped after it leaves:
-            # one missing from LIVE is a room that ended (or whose node died)
-            stale = [k for k in creators if k not in live]
-            if stale:
-                await self.redis.hdel(CREATORS, *stale)
-        except RedisError:
-            return []
-        # this node's own creates under way are counted by Lobby._check_rooms_of
-        others = [str(c) for node, _, c in map(json.loads, creating) if node != self.node_id]
-        return [*others,
-                *(str(c) for k, c in creators.items() if k in live and k not in self.rooms)]
 
     async def forget(self, room_id: str) -> None:
         """A room evicted after its match or expired unplayed: free its lease and take
@@ -298,9 +381,7 @@ class ClusterLobby(Lobby):
         """This node holds ``room_id`` no more (over, evicted or expired): out of the live
         set, the cluster's lobby and the creators' count, its lease freed."""
         self.owned.discard(room_id)
-        await self.redis.srem(LIVE, room_id)
-        await self.redis.hdel(INFOS, room_id)
-        await self.redis.hdel(CREATORS, room_id)
+        await self._not_live(keys=[LIVE, INFOS, CREATOR_OF, ROOMS_OF], args=[room_id])
         await self._release(keys=[lease_key(room_id)], args=[self.node_id])
         await self._set_load()
 
@@ -357,7 +438,7 @@ class ClusterLobby(Lobby):
                 await self._let_go(room_id)
             else:
                 await self.redis.hset(INFOS, room_id, info.model_dump_json())
-            await self.redis.publish(lobby_channel(self.redis), json.dumps({"type": "room",
+            await self.redis.publish(self.lobby_channel, json.dumps({"type": "room",
                                                         "room": info.model_dump()}))
 
     async def _set_load(self) -> None:
@@ -425,7 +506,7 @@ class ClusterLobby(Lobby):
         try:
             await self._release(keys=[lease_key(room_id)], args=[self.node_id])
             await self._set_load()
-            await self.redis.publish(lobby_channel(self.redis),
+            await self.redis.publish(self.lobby_channel,
                                      json.dumps({"type": "released", "room": room_id}))
         except RedisError:
             log.warning("node %s: could not free room %s; its lease will expire",
@@ -491,8 +572,7 @@ class ClusterLobby(Lobby):
             await self._release(keys=[lease_key(room_id)], args=[self.node_id])
             return
         if room is None:  # finished, gone, or does not replay: not live any more
-            await self.redis.srem(LIVE, room_id)
-            await self.redis.hdel(INFOS, room_id)
+            await self._not_live(keys=[LIVE, INFOS, CREATOR_OF, ROOMS_OF], args=[room_id])
             await self._release(keys=[lease_key(room_id)], args=[self.node_id])
             return
         log.info("node %s took room %s at action %d", self.node_id, room_id,
@@ -548,7 +628,7 @@ class ClusterLobby(Lobby):
         self._pending[rid] = reply
         try:
             message = json.dumps({**request, "type": "http", "id": rid, "from": self.node_id})
-            if not await self.redis.publish(channel(self.redis, node), message):
+            if not await self.redis.publish(channel(self.db, node), message):
                 return None
             async with asyncio.timeout(self.config.forward_timeout):
                 return await reply
@@ -563,8 +643,8 @@ class ClusterLobby(Lobby):
         while True:
             try:
                 async with self.redis.pubsub() as pubsub:
-                    await pubsub.subscribe(channel(self.redis, self.node_id),
-                                           lobby_channel(self.redis))
+                    await pubsub.subscribe(channel(self.db, self.node_id),
+                                           self.lobby_channel)
                     subscribed.set()
                     async for msg in pubsub.listen():
                         if msg["type"] == "message":
@@ -590,7 +670,7 @@ class ClusterLobby(Lobby):
         """Run a request forwarded by another node and publish the response to it."""
         assert self.app is not None
         response = await call_app(self.app, msg)
-        await self.redis.publish(channel(self.redis, msg["from"]),
+        await self.redis.publish(channel(self.db, msg["from"]),
                                  json.dumps({**response, "type": "reply", "id": msg["id"]}))
 
 
@@ -848,7 +928,7 @@ async def drain_node(redis_url: str, node: str, timeout: float) -> int:
         if node not in found:
             raise LookupError(f"no live node {node!r} (live: {', '.join(found) or 'none'})")
         await r.set(drain_key(node), "1")
-        await r.publish(channel(r, node), json.dumps({"type": "drain"}))
+        await r.publish(channel(redis_db(r), node), json.dumps({"type": "drain"}))
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             left = await r.hget(LOAD, node)

@@ -79,6 +79,10 @@ class ServerConfig:
     flood_strikes: int = 50  # messages refused for rate within strike_window → closed
     strike_window: float = 10.0  # a refused message stops counting after this long
     hints_per_second: float = 1.0  # per seat token, a token bucket like the messages'
+    snapshots_per_second: float = 1.0  # snapshot requests of one connection (each is the
+    snapshot_burst: int = 5  # whole view and every hand's result, ~20 KB late in a match)
+    phrases_per_minute: float = 12.0  # quick phrases of one seat, all its connections
+    phrase_burst: int = 3  # (each goes to every connection of the room)
     hints_burst: int = 5
     sockets_per_room: int = 64  # WebSocket connections to one room: each seat keeps
     # sockets_per_token of them for itself, spectators share the rest
@@ -114,7 +118,10 @@ class ServerConfig:
     lease_ttl: float = 5.0  # a room's lease; a dead owner's rooms move after this
     forward_timeout: float = 10.0  # a command forwarded to a room's owner
     metrics_token: str | None = None  # GET /metrics with "Authorization: Bearer TOKEN" from
-    # anywhere (without it, only loopback clients may read the metrics)
+    # anywhere (without it, only loopback clients that are no trusted proxy)
+    # the proxies whose X-Forwarded-For / -Proto are believed (``hzmj serve
+    # --forwarded-allow-ips``): addresses and networks, comma-separated; "" none, "*" any
+    forwarded_allow_ips: str = "127.0.0.1"
     public_url: str | None = None  # the address players use (share links, QR); None: the
     # address each visitor used, forwarded headers included
     lan_url: str | None = None  # set by `serve --host 0.0.0.0`: links for local visitors

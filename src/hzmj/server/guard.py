@@ -187,6 +187,100 @@ def network_key(key: str) -> str | None:
     return socket.inet_ntop(socket.AF_INET6, packed[:6] + bytes(10)) + "/48"
 
 
+def _ip(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """``host`` as an address (a zone dropped, an IPv4-mapped IPv6 address as the IPv4
+    one: a dual-stack socket, ``--host ::``, shows IPv4 clients so); None for a name."""
+    try:
+        ip = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return None
+    mapped = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else None
+    return mapped or ip
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is a loopback address (``127.0.0.1``, ``::1``,
+    ``::ffff:127.0.0.1``)."""
+    ip = _ip(host)
+    return ip is not None and ip.is_loopback
+
+
+class TrustedProxies:
+    """The proxies whose ``X-Forwarded-For`` is believed (``hzmj serve
+    --forwarded-allow-ips``, ``forwarded_allow_ips``): addresses and networks, comma
+    separated; ``*`` every client (then any client names the address it likes); empty:
+    none.  uvicorn applies the header (:meth:`uvicorn_hosts`); the server asks this
+    list who is a proxy (:meth:`unnamed`, and the metrics' loopback rule)."""
+
+    def __init__(self, spec: str) -> None:
+        items = [item.strip() for item in spec.split(",") if item.strip()]
+        self.everyone = "*" in items
+        self.networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
+        self.names: set[str] = set()
+        for item in items:
+            try:
+                self.networks.append(ipaddress.ip_network(item, strict=False))
+            except ValueError:
+                self.names.add(item)  # not an address: uvicorn compares it as written
+
+    def __contains__(self, host: str) -> bool:
+        if self.everyone:
+            return True
+        ip = _ip(host)
+        if ip is None:
+            return host in self.names
+        return any(ip in net for net in self.networks)
+
+    def uvicorn_hosts(self) -> str:
+        """The list for uvicorn's ``forwarded_allow_ips``, with the IPv4-mapped form of
+        every IPv4 entry: on a dual-stack socket a proxy at 127.0.0.1 connects as
+        ``::ffff:127.0.0.1``, which uvicorn would not trust (its header ignored, every
+        visitor counted as the proxy)."""
+        if self.everyone:
+            return "*"
+        items = [str(net) for net in self.networks] + sorted(self.names)
+        items += [f"::ffff:{net.network_address}/{96 + net.prefixlen}"
+                  for net in self.networks if net.version == 4]
+        return ",".join(items)
+
+    def unnamed(self, conn: HTTPConnection) -> bool:
+        """Whether ``conn`` came from a trusted proxy that named no visitor (no
+        ``X-Forwarded-For``): it counts under the proxy's address, which every visitor
+        behind that proxy shares."""
+        host = conn.client.host if conn.client else ""
+        return host in self and not any(value.strip() for value
+                                        in conn.headers.getlist("x-forwarded-for"))
+
+
+log = logging.getLogger("hzmj.server")
+
+
+class UnnamedVisitors:
+    """ASGI middleware that tells the operator, once per proxy address, that a trusted
+    proxy sends requests without ``X-Forwarded-For``: every visitor behind it then
+    counts as one client for the per-address limits (docs/scaling.md)."""
+
+    def __init__(self, app: ASGIApp, proxies: TrustedProxies) -> None:
+        self.app = app
+        self.proxies = proxies
+        self.warned: set[str] = set()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket") and len(self.warned) < 64:
+            conn = HTTPConnection(scope)
+            host = conn.client.host if conn.client else ""
+            if host not in self.warned and self.proxies.unnamed(conn):
+                self.warned.add(host)
+                # info, not a warning: a browser on the server's own machine looks the
+                # same as a proxy that names nobody
+                log.info("requests from %s, a trusted proxy (--forwarded-allow-ips), "
+                         "carry no X-Forwarded-For: they count as one client for the "
+                         "per-address limits and /metrics needs the token; a proxy must "
+                         "set X-Forwarded-For to the visitor's address (docs/scaling.md)",
+                         host)
+        await self.app(scope, receive, send)
+
+
 class Strikes:
     """Refusals within the last ``window`` seconds; older ones are forgiven."""
 

@@ -6,25 +6,34 @@ waits (queueing in the worker pool included); the gauges are read from the lobby
 scrape (rooms by status, connections, worker pools).  In a cluster every node serves its
 own: sum them in Prometheus.
 
-Who may read them: a client on the loopback (behind a proxy trusted with
-``--forwarded-allow-ips``, the visitor's own address counts, not the proxy's), or anyone sending ``Authorization: Bearer`` with the server's
-``metrics_token`` (``HZMJ_METRICS_TOKEN``).  Everyone else gets 403: room counts and
-latencies are an operator's business, not the public's.
+Who may read them: anyone sending ``Authorization: Bearer`` with the server's
+``metrics_token`` (``HZMJ_METRICS_TOKEN``), and a client on the loopback unless the
+loopback is a trusted proxy's address (``forwarded_allow_ips``, by default 127.0.0.1):
+a proxy on this machine makes every visitor it forwards look local, and one that sends
+no ``X-Forwarded-For`` cannot be told from the operator's own ``curl``.  Everyone else
+gets 403: room counts and latencies are an operator's business, not the public's.
+Wrong tokens count against the client's address like failed log-ins (:class:`Gate`):
+past ``login_failures`` in ``login_window`` every token from it is refused (429) until
+the window has passed, so the token cannot be guessed by trying.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
-import ipaddress
+import math
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 from starlette.requests import Request
 
+from hzmj.server.guard import TrustedProxies, client_address, is_loopback, network_key
+
 if TYPE_CHECKING:
+    from hzmj.server.accounts import Throttle
     from hzmj.server.rooms import Lobby
 
 # Process-wide, like the bot worker pools they describe; every app of the process
@@ -100,23 +109,54 @@ def registry_for(lobby: Callable[[], Lobby]) -> CollectorRegistry:
     return registry
 
 
-def allowed(request: Request, token: str | None) -> bool:
-    """Whether ``request`` may read the metrics: from the loopback, or with the token."""
-    if token:
-        scheme, _, given = request.headers.get("authorization", "").partition(" ")
-        if scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(),
-                                                              token.encode()):
-            return True
-    host = request.client.host if request.client else ""
-    try:  # the forwarded address behind a trusted proxy (uvicorn's proxy headers)
-        ip = ipaddress.ip_address(host.split("%", 1)[0])
-    except ValueError:
+def presented_token(request: Request) -> str | None:
+    """The token of an ``Authorization: Bearer`` header, if there is one."""
+    scheme, _, given = request.headers.get("authorization", "").partition(" ")
+    return given.strip() if scheme.lower() == "bearer" else None
+
+
+def token_matches(given: str, token: str | None) -> bool:
+    """Whether ``given`` is ``token``, compared in constant time (of the digests, so not
+    even the token's length shows in the time taken)."""
+    if not token:
         return False
-    # IPv4's loopback as a dual-stack socket (--host ::) shows it: ::ffff:127.0.0.1
-    mapped = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else None
-    return (mapped or ip).is_loopback
+    digest = [hashlib.sha256(t.encode("utf-8", "surrogatepass")).digest()
+              for t in (given, token)]
+    return hmac.compare_digest(*digest)
 
 
-def render(registry: CollectorRegistry) -> bytes:
-    """The text exposition format of ``registry``."""
-    return generate_latest(registry)
+def local(request: Request, proxies: TrustedProxies) -> bool:
+    """Whether ``request`` comes from the loopback and not through a proxy: its address
+    (the forwarded one behind a trusted proxy) is a loopback address that no trusted
+    proxy has (``*`` trusts every address, so none is local)."""
+    host = request.client.host if request.client else ""
+    return is_loopback(host) and host not in proxies
+
+
+class Gate:
+    """Who may read the metrics (the module's docstring).  Wrong tokens are failures of
+    the client's address in ``by_address`` and, for an IPv6 /64, of its /48 in
+    ``by_network`` (a site does not get a fresh allowance from each of its /64s)."""
+
+    def __init__(self, token: str | None, proxies: TrustedProxies, by_address: Throttle,
+                 by_network: Throttle) -> None:
+        self.token, self.proxies = token, proxies
+        self.by_address, self.by_network = by_address, by_network
+
+    def verdict(self, request: Request) -> tuple[int, int]:
+        """200, 403 or 429 for ``request``, and the seconds to wait when 429."""
+        given = presented_token(request)
+        if given is None:
+            return (200 if local(request, self.proxies) else 403), 0
+        address = client_address(request)
+        network = network_key(address)
+        wait = max(self.by_address.retry_after(address),
+                   self.by_network.retry_after(network) if network else 0.0)
+        if wait > 0:  # even the right token: or guessing would go on, only unanswered
+            return 429, math.ceil(wait)
+        if token_matches(given, self.token):
+            return 200, 0
+        self.by_address.fail(address)
+        if network:
+            self.by_network.fail(network)
+        return (200 if local(request, self.proxies) else 403), 0

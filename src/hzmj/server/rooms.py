@@ -39,7 +39,7 @@ from hzmj.server import metrics
 from hzmj.server.account_protocol import names_alike
 from hzmj.server.bots import AUTO_BOT, Thinker, bot_seed, cancelled_by_caller, get_bot
 from hzmj.server.config import ServerConfig
-from hzmj.server.guard import NETWORK_SHARE, network_key
+from hzmj.server.guard import NETWORK_SHARE, Bucket, network_key
 from hzmj.server.protocol import (
     AckMsg,
     ActionRequest,
@@ -72,6 +72,7 @@ log = logging.getLogger("hzmj.server")
 T = TypeVar("T")
 
 SEND_QUEUE_LIMIT = 5000  # messages waiting for a slow client before it is dropped
+SEND_QUEUE_CHARS = 1 << 20  # or characters of them (a whole match's snapshot is ~20 KB)
 STORAGE_RETRY_SECONDS = 1.0  # after a write the database refused, bots and clocks wait
 MAX_REMOVED = 64  # removal bans a room keeps (each is one address or IPv6 /64)
 MOVING = "the room is stopping here (server restart or move); try again"
@@ -99,22 +100,41 @@ class Refused(IllegalActionError):
 
 
 class Connection:
-    """One WebSocket client: its seat (``None``: spectator) and its outgoing queue."""
+    """One WebSocket client: its seat (``None``: spectator) and its outgoing queue, which
+    the socket's sender empties with :meth:`get`."""
 
     def __init__(self, seat: int | None) -> None:
         self.seat = seat
         self.snapshot_due = False  # asked while a discard's outcome was held
         self.outbox: asyncio.Queue[str | tuple[int, str]] = asyncio.Queue()
+        self.queued = 0  # characters of the messages in the outbox
         self.closed = False
 
     def send(self, message: BaseModel | str) -> None:
         if self.closed:
             return
-        if self.outbox.qsize() >= SEND_QUEUE_LIMIT:
+        text = message if isinstance(message, str) else message.model_dump_json()
+        # by count and by size: a client that reads nothing while it asks for snapshots
+        # (17 KB each late in a match) held 5,000 of them, 85 MB, per socket
+        if (self.outbox.qsize() >= SEND_QUEUE_LIMIT
+                or self.queued + len(text) > SEND_QUEUE_CHARS):
             self.close(1008, "too slow: too many unread messages")
             return
-        self.outbox.put_nowait(message if isinstance(message, str)
-                               else message.model_dump_json())
+        self.queued += len(text)
+        self.outbox.put_nowait(text)
+
+    async def get(self) -> str | tuple[int, str]:
+        """The next message to send (a ``(code, reason)`` pair: close), waiting for one."""
+        return self._taken(await self.outbox.get())
+
+    def get_nowait(self) -> str | tuple[int, str]:
+        """The next message if one is queued; :class:`asyncio.QueueEmpty` if none."""
+        return self._taken(self.outbox.get_nowait())
+
+    def _taken(self, item: str | tuple[int, str]) -> str | tuple[int, str]:
+        if isinstance(item, str):
+            self.queued -= len(item)
+        return item
 
     def error(self, reason: str, code: str | None = None) -> None:
         metrics.refused(code)
@@ -140,6 +160,7 @@ class Seat:
     ready: bool = False  # marked ready in the waiting room
     address: str | None = None  # the client address that took it (kept while open)
     connections: list[Connection] = field(default_factory=list)
+    phrases: Bucket | None = None  # its quick phrases' allowance, from the first one
 
     @property
     def taken(self) -> bool:
@@ -611,6 +632,12 @@ class Room:
         if conn.seat is None:
             raise Refused("spectator", "only players send quick phrases")
         self._not_bot_seat(conn.seat)  # a phrase would read as the bot's
+        s = self.seats[conn.seat]
+        if s.phrases is None:
+            s.phrases = Bucket(self.config.phrases_per_minute / 60, self.config.phrase_burst)
+        if not s.phrases.take():  # per seat: its sockets share one allowance
+            raise Refused("rate_limited", "too many quick phrases: at most "
+                          f"{self.config.phrases_per_minute:g} a minute")
         text = PhraseMsg(seat=conn.seat, phrase=msg.phrase).model_dump_json()
         for _, conns in self.all_connections():
             for c in conns:
@@ -1375,29 +1402,34 @@ class Lobby:
         room.start_actor()
         return room
 
-    def _check_rooms_of(self, creator: str, elsewhere: Iterable[str] = ()) -> None:
+    def _check_rooms_of(self, creator: str) -> None:
         """One address cannot hold the server's room cap (nor its CPU, with rooms of bots):
-        its live rooms, open or playing, count until their match ends or they expire.
-        ``elsewhere``: the creators of the live rooms other nodes of a cluster hold.
+        its live rooms here, open or playing, count until their match ends or they
+        expire (a cluster also counts every node's, :class:`~hzmj.server.cluster.
+        ClusterLobby`).
 
         Raises :class:`RoomError` 429 ``too_many_rooms``."""
         limit = self.config.rooms_per_address
         network = network_key(creator)
         mine = shared = 0
         live = [r.creator for r in self.rooms.values() if r.over_at is None]
-        for other in [*live, *self._creating, *elsewhere]:
+        for other in [*live, *self._creating]:
             if other is None:
                 continue
             mine += other == creator
             shared += network is not None and network_key(other) == network
         if mine >= limit or shared >= limit * NETWORK_SHARE:
-            # a room left empty still counts until it expires: say when that is, or the
-            # player who left one is refused again and again without knowing why
-            raise RoomError(429, f"too many rooms: at most {limit} live rooms from one "
-                                 "address; finish or leave one first (a room where nobody "
-                                 f"sits closes {_duration(self.config.empty_lifetime)} "
-                                 "after its last use)",
-                            "too_many_rooms")
+            raise self.too_many_rooms()
+
+    def too_many_rooms(self) -> RoomError:
+        """The refusal of a create past ``rooms_per_address``."""
+        # a room left empty still counts until it expires: say when that is, or the
+        # player who left one is refused again and again without knowing why
+        return RoomError(429, f"too many rooms: at most {self.config.rooms_per_address} "
+                              "live rooms from one address; finish or leave one first (a "
+                              "room where nobody sits closes "
+                              f"{_duration(self.config.empty_lifetime)} after its last use)",
+                         "too_many_rooms")
 
     def get(self, room_id: str) -> Room:
         room = self.rooms.get(room_id)

@@ -463,12 +463,13 @@ class Store:
 
     # -- loading ---------------------------------------------------------------------
 
-    async def unfinished_ids(self) -> list[str]:
-        """The ids of every open or running room."""
+    async def unfinished_rooms(self) -> dict[str, str | None]:
+        """Every open or running room, with its creator's address key (kept while the
+        room is open, None once it runs)."""
         async with self.engine.connect() as conn:
-            rows = await conn.execute(select(RoomRow.id).where(
+            rows = await conn.execute(select(RoomRow.id, RoomRow.creator).where(
                 RoomRow.status.in_(("open", "running"))))
-            return [r[0] for r in rows.all()]
+            return {room: creator for room, creator in rows.all()}
 
 
     async def load_rooms(self, statuses: tuple[str, ...] = ("open", "running"),
