@@ -158,6 +158,12 @@ export class RoomPage {
       case "snapshot":
         if (msg.seat !== undefined && msg.seat !== null && this.mine) this.mine.seat = msg.seat;
         this.stateId = msg.state_id;
+        if (msg.view?.over && !this.finalEvent) {
+          // a finished match (a visitor's link, a reload after the end): its replay at the
+          // final table, where every hand and the result are (the table showed only backs)
+          location.replace(`/replay/${encodeURIComponent(this.roomId)}#end`);
+          return;
+        }
         if (msg.view) {
           // the table replaces the waiting room: show it from its top (the toolbar)
           if (!this.board) this.toTop = true;
@@ -560,7 +566,7 @@ export class RoomPage {
       this.root.replaceChildren(h("main.unknown-room", {},
         h("h2", {}, t(over ? "room_over_title" : "room_unknown_title")),
         h("p", {}, t(over ? "room_over" : "room_unknown", this.roomId)),
-        h("p", {}, over ? [h("a.button.replay-link", { href: `/replay/${this.roomId}` }, t("replay")), " "]
+        h("p", {}, over ? [h("a.button.replay-link", { href: `/replay/${this.roomId}#end` }, t("replay")), " "]
           : null, h("a.button", { href: "/" }, t("back_lobby")))));
       return;
     }

@@ -1,0 +1,204 @@
+"""The table's layout as a player sees it, in a real Chromium at a phone's and a laptop's
+sizes (390x844, 844x390, 1280x800), in Chinese and English: what a walk through the whole
+player flow found cut off, hidden, broken mid-word or left empty.
+
+The server, the browser and the lobby helpers are tests/test_web.py's; screenshots go to
+tests/artifacts/ (git-ignored).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+import test_web as web
+from test_web import ARTIFACTS, BOT, CHROMIUM, _Server, find_seed, shot, sync_api
+
+# tests/test_web.py's table servers (with bots, and with bots that do not pause), its
+# Chromium and its fresh pages
+server = web.server
+fast_server = web.fast_server
+browser = web.browser
+page_at = web.page_at
+
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(),
+    reason="needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)")
+
+
+def phone(browser: Any, width: int, height: int, lang: str = "zh") -> Any:
+    """A touch screen's page (coarse pointer, as a phone's) in ``lang``."""
+    ctx = browser.new_context(viewport={"width": width, "height": height}, has_touch=True,
+                              is_mobile=True)
+    ctx.add_init_script(f"localStorage.setItem('hzmj.lang', '{lang}')")
+    page = ctx.new_page()
+    page.set_default_timeout(15000)
+    return page
+
+
+def table_with_bots(page: Any, base: str, seed: int, options: dict[str, str] | None = None,
+                    numbers: dict[str, int] | None = None) -> str:
+    """A room made in the lobby (in the page's language), seats 1-3 given bots, started:
+    its id once your hand shows."""
+    page.goto(base + "/")
+    page.fill("#player-name", "Alice")
+    for key, value in (options or {}).items():
+        page.select_option(f"#opt-{key}", value)
+    for key, number in (numbers or {}).items():
+        page.fill(f"#opt-{key}", str(number))
+    page.click("details.advanced summary")
+    page.fill("#opt-seed", str(seed))
+    page.click("button.create-room")
+    page.wait_for_url("**/room/**")
+    for left in (2, 1, 0):
+        page.locator("select.bot-level:not(.swap-bot)").first.select_option(BOT)
+        page.locator("button.add-bot").first.click()
+        sync_api.expect(page.locator("button.add-bot")).to_have_count(left)
+    page.click("button.start")
+    page.wait_for_selector(".hand .hand-tile")
+    return str(page.url.rsplit("/", 1)[1])
+
+
+# ------------------------------------------------------------------ words whole
+
+
+# Every word of the text under ``selector`` on one line: a word the browser broke over two
+# lines has two boxes.  Returns the broken words with the text they are in.
+BROKEN_WORDS = """(selector) => {
+  const broken = [];
+  for (const node of document.querySelectorAll(selector)) {
+    const walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
+    for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+      for (const m of text.data.matchAll(/[A-Za-z0-9]+/g)) {
+        const range = document.createRange();
+        range.setStart(text, m.index);
+        range.setEnd(text, m.index + m[0].length);
+        const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+        if (lines.size > 1) broken.push([m[0], node.textContent]);
+      }
+    }
+  }
+  return broken;
+}"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_wild_and_a_stand_ins_captions_break_between_words(
+        server: _Server, browser: Any, lang: str) -> None:
+    """The settlement's winning hand captions a 财神 with the tile it played as and a white
+    dragon standing in for the 财神 kind (RULES §5.1, §5.2).  On a phone the English caption
+    "as 5 characters" broke mid-word ("charac" over "ters"): it breaks between words now,
+    a long word widening its tile's column, and stays inside the sheet."""
+    page = phone(browser, 390, 844, lang)
+    page.goto(server.base + "/")
+    page.wait_for_selector("form.create button")
+    page.evaluate("""async () => {
+      const { dialog, settlementElement } = await import('/static/render.js');
+      const board = { n: 4, seat: 0, caishen: '5m', rules: { caishen_mode: 'flip',
+        base_score: 1, cap: null } };
+      const he = { result: 'win', winner: 0, from: null, dealer: 0, level: 1,
+        caishen: '5m', payments: [], deltas: [6, -2, -2, -2], points: [6, -2, -2, -2],
+        notes: [], hands: {},
+        win: { tile: '9m', self_draw: true, chain: [],
+          score: { multiplier: 1, names: { zh: '平胡', en: 'plain win' }, explanation: [],
+            reading: '*3m 4m 5m | 1p 2p 3p | 7s 8s 9s | 2z 2z 2z | *9m 9m' } } };
+      dialog('settlement', settlementElement(board, he, ['Alice', 'Bob', 'Carol', 'Dan']),
+        [['OK']]);
+    }""")
+    roles = page.locator("dialog.modal .role")
+    sync_api.expect(roles).to_have_count(3)
+    if lang == "en":
+        sync_api.expect(roles.nth(1)).to_have_text("white dragon as 5 characters")
+    assert page.evaluate(BROKEN_WORDS, "dialog.modal .role") == []
+    # the captions stay inside the sheet: nothing scrolls sideways
+    assert page.evaluate("""() => { const d = document.querySelector('dialog.modal');
+      return d.scrollWidth <= d.clientWidth; }""")
+    page.locator("dialog.modal .win-hand").screenshot(
+        path=str(ARTIFACTS / f"layout-captions-{lang}-390.png"))
+
+
+# ------------------------------------------------------------------ the header
+
+
+@pytest.mark.parametrize("touch", [True, False])
+def test_the_english_header_keeps_to_one_row_on_a_phone(
+        server: _Server, browser: Any, touch: bool) -> None:
+    """At 390 px the English header ("Hangzhou Mahjong", My matches, Sign in, Rules, the
+    sound and 中文) wrapped onto a second row; it keeps to one, on the lobby and at the
+    table, every link and button whole and on screen."""
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=touch,
+                              is_mobile=touch)
+    ctx.add_init_script("localStorage.setItem('hzmj.lang', 'en')")
+    try:
+        page = ctx.new_page()
+        page.set_default_timeout(15000)
+        page.goto(server.base + "/")
+        page.wait_for_selector("form.create button")
+        for where in ("lobby", "table"):
+            if where == "table":
+                table_with_bots(page, server.base, 3)
+            header = page.locator("header.top")
+            sync_api.expect(header.locator("a.home")).to_contain_text("Mahjong")
+            boxes = page.evaluate("""() => [...document.querySelectorAll(
+                'header.top a, header.top button')].map((n) => {
+              const r = n.getBoundingClientRect();
+              return [n.textContent, r.top, r.bottom, r.left, r.right]; })""")
+            # one row: every link and button shares the row's middle band
+            middles = [(top + bottom) / 2 for _, top, bottom, _, _ in boxes]
+            assert max(middles) - min(middles) <= 12, (where, boxes)
+            assert all(left >= 0 and right <= 390 for *_, left, right in boxes), boxes
+            assert page.evaluate(BROKEN_WORDS, "header.top a:not(.home), header.top button") == []
+            assert header.bounding_box()["height"] <= 56, header.bounding_box()
+            header.screenshot(path=str(ARTIFACTS / f"layout-header-en-390-{where}.png"))
+    finally:
+        ctx.close()
+
+
+# ------------------------------------------------------------------ a finished room
+
+
+def finish_a_short_match(page: Any, base: str) -> str:
+    """A points match at base score 40 under 托管 (a win or two ends it): the room id once
+    the final table shows."""
+    room_id = table_with_bots(page, base, find_seed("win", 45, stop_at_pong=False),
+                              options={"match_mode": '"points"', "start_points": "40"},
+                              numbers={"base_score": 40})
+    page.locator("label.auto input").click()
+    final = page.locator("dialog.modal table.final")
+    deadline = time.time() + 180
+    while not final.count() and time.time() < deadline:
+        buttons = page.locator("dialog.modal .buttons button")
+        if buttons.count():
+            try:
+                buttons.last.click(timeout=2000)
+            except sync_api.Error:
+                pass
+        page.wait_for_timeout(200)
+    sync_api.expect(final).to_be_visible()
+    return room_id
+
+
+@pytest.mark.parametrize("width, height", [(390, 844), (1280, 800)])
+def test_a_visitors_link_to_a_finished_room_opens_its_final_result(
+        fast_server: _Server, page_at: Any, browser: Any, width: int, height: int) -> None:
+    """A visitor opening a finished room's link (the room still in memory) saw the last
+    table with every hand face down and nothing saying the match was over, and its 回放
+    opened at step 1.  The link opens the replay at the match's end, the final table at
+    the top of the screen; the replay's first step is a click on « away."""
+    room_id = finish_a_short_match(page_at(1280, 800), fast_server.base)
+    visitor = phone(browser, width, height) if width < 900 else page_at(width, height)
+    visitor.goto(f"{fast_server.base}/room/{room_id}")
+    visitor.wait_for_url(f"**/replay/{room_id}#end")
+    steps = visitor.locator(".step-no")
+    sync_api.expect(steps).to_contain_text("/")
+    shown, total = steps.inner_text().split()[-3::2]
+    assert shown == total, steps.inner_text()
+    final = visitor.locator(".final-box table.final")
+    sync_api.expect(final.locator("tbody tr")).to_have_count(4)
+    sync_api.expect(final).to_be_in_viewport()
+    shot(visitor, f"layout-finished-link-{width}.png")
+    visitor.locator(".replay-controls button.first").click()
+    sync_api.expect(steps).to_contain_text(f"1 / {total}")
+    sync_api.expect(visitor.locator(".final-box")).to_have_count(0)
