@@ -202,3 +202,95 @@ def test_a_visitors_link_to_a_finished_room_opens_its_final_result(
     visitor.locator(".replay-controls button.first").click()
     sync_api.expect(steps).to_contain_text(f"1 / {total}")
     sync_api.expect(visitor.locator(".final-box")).to_have_count(0)
+
+
+# ------------------------------------------------------------------ the table's size
+
+
+def play_to_wall(page: Any, live: int, seconds: float = 120) -> None:
+    """Play seat 0 by its default moves (pass a claim, discard the drawn tile) until the
+    live wall is down to ``live`` tiles."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        count = page.locator(".live-count")
+        try:
+            if count.count() and int(count.inner_text()) <= live:
+                return
+            if page.locator(".claim-pass").count():
+                page.locator(".claim-pass").first.click(timeout=2000)
+            elif not web.discard_drawn(page):
+                page.wait_for_timeout(60)
+        except (sync_api.Error, ValueError):
+            pass  # the table re-rendered under the click; look again
+    raise AssertionError(f"the wall did not come down to {live}; {web.diagnosis(page)}")
+
+
+# Every other seat's head, melds and discards that is not wholly on the screen, or whose
+# middle is under something else (your area kept at the screen's foot): [what, top, bottom,
+# what covers it].
+HIDDEN = """() => {
+  const out = [];
+  const parts = '.table .seat:not(.own) .seat-head, .table .seat:not(.own) .melds .tile, '
+    + '.table .seat:not(.own) .discards .tile';
+  for (const n of document.querySelectorAll(parts)) {
+    const r = n.getBoundingClientRect();
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    const seen = r.top >= 0 && r.bottom <= innerHeight && hit && (n === hit || n.contains(hit));
+    if (!seen) out.push([n.className, Math.round(r.top), Math.round(r.bottom),
+                         hit ? String(hit.className.baseVal ?? hit.className) : null]);
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_landscape_phone_shows_every_other_seats_discards(
+        fast_server: _Server, browser: Any, lang: str) -> None:
+    """At 844x390 your area stays at the screen's foot, and it left 190 px for the other
+    three seats: late in a hand their discards were always partly under it.  The table
+    now fits the screen's height and the page opens scrolled to it: every other seat's
+    head, melds and discards are on screen and uncovered, your hand whole below them.
+    Seed 1's first hand is played to the wall's end (a draw), the most discards there are."""
+    ctx = browser.new_context(viewport={"width": 844, "height": 390}, has_touch=True,
+                              is_mobile=True, reduced_motion="reduce")
+    ctx.add_init_script(f"localStorage.setItem('hzmj.lang', '{lang}')")
+    try:
+        page = ctx.new_page()
+        page.set_default_timeout(15000)
+        table_with_bots(page, fast_server.base, 1)
+        page.wait_for_selector(".hand-tile.playable")
+        assert page.evaluate(HIDDEN) == []
+        play_to_wall(page, 8)
+        page.wait_for_timeout(300)
+        shot(page, f"layout-landscape-late-{lang}.png")
+        assert page.locator(".table .seat:not(.own) .discards .tile").count() >= 30
+        assert page.evaluate(HIDDEN) == []
+        hand = page.evaluate("""() => [...document.querySelectorAll('.own .hand-tile')]
+          .map((n) => { const r = n.getBoundingClientRect(); return [r.top, r.bottom, r.width]; })""")
+        assert all(top >= 0 and bottom <= 390 and w >= 40 for top, bottom, w in hand), hand
+        # a reload in the middle of the hand opens the same way
+        page.reload()
+        page.wait_for_selector(".hand .hand-tile")
+        page.wait_for_timeout(300)
+        assert page.evaluate(HIDDEN) == []
+    finally:
+        ctx.close()
+
+
+def test_a_laptop_table_fills_the_window_with_larger_tiles(
+        fast_server: _Server, page_at: Any) -> None:
+    """At 1280x800 the table used the top 640 px and left the rest empty, its tiles 50 px
+    wide.  It fills the window's height now: your area ends near the window's foot, your
+    tiles are larger, and so are the discards."""
+    page = page_at(1280, 800)
+    table_with_bots(page, fast_server.base, 3)
+    page.wait_for_selector(".hand-tile.playable")
+    own = page.locator(".own-area").bounding_box()
+    assert own is not None and 740 <= own["y"] + own["height"] <= 800, own
+    tiles = web.widths(page, ".own .hand .hand-tile", 60)
+    assert tiles and min(tiles) >= 60, tiles
+    discards = web.widths(page, ".discards .tile", 28)
+    assert discards and min(discards) >= 28, discards
+    # and it still fits: nothing below the window but the rules' line
+    assert page.evaluate("document.documentElement.scrollHeight") <= 800 + 40
+    shot(page, "layout-laptop-1280.png")

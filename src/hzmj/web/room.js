@@ -14,6 +14,8 @@ import { tileElement, tileLabel } from "./tiles.js";
 
 // the bots a seat may have (the server refuses the oracle: it sees every tile)
 const BOTS = ["efficiency", "strong", "expert", "random"];
+// a phone on its side (style.css sizes the table to the screen there)
+const LANDSCAPE_PHONE = window.matchMedia("(max-height: 500px) and (orientation: landscape)");
 const LOG_LINES = 200; // the log's lines kept (the table shows the last three, 记录 all)
 
 /** Seconds left until an epoch-ms deadline. */
@@ -54,6 +56,11 @@ export class RoomPage {
     });
     window.addEventListener("online", () => this.reconnectNow());
     setInterval(() => this.tick(), 200);
+    // a phone turned on its side: to the table, as when it opens
+    LANDSCAPE_PHONE.addEventListener("change", () => {
+      this.toTop = true;
+      this.render();
+    });
   }
 
   async start() {
@@ -555,6 +562,9 @@ export class RoomPage {
     // room below the page's end for the bar, so that everything can scroll above it
     const top = bar.getBoundingClientRect().top;
     document.body.style.paddingBottom = `${Math.ceil(window.innerHeight - top) + 8}px`;
+    // a landscape phone keeps your area above the bar itself (style.css): scrolling here
+    // only moved the table a few pixels up at every claim, its top seat off the screen
+    if (getComputedStyle(hand.closest(".area-bottom")).position === "sticky") return;
     const over = hand.getBoundingClientRect().bottom - top + 6;
     if (over > 0) window.scrollBy(0, over);
   }
@@ -580,7 +590,7 @@ export class RoomPage {
     this.root.replaceChildren(open ? this.waitingRoom(typing?.value) : this.table());
     if (phrasesOpen) this.root.querySelector("details.phrases")?.setAttribute("open", "");
     if (this.toTop && this.board) {
-      window.scrollTo(0, 0);
+      window.scrollTo(0, LANDSCAPE_PHONE.matches ? this.tableTop() : 0);
       this.toTop = false;
     }
     const again = focused ? this.root.querySelector("#seat-name") : null;
@@ -591,6 +601,13 @@ export class RoomPage {
     this.tick();
     this.renderHintPanel();
     requestAnimationFrame(() => this.keepHandAboveBar());
+  }
+
+  /** Where the table starts on the page: a landscape phone opens scrolled to it, the table
+   * filling the screen (the header and toolbar a short scroll up). */
+  tableTop() {
+    const table = this.root.querySelector(".table");
+    return table ? Math.max(0, table.getBoundingClientRect().top + window.scrollY - 2) : 0;
   }
 
   statusLine() {
