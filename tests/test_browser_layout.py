@@ -277,6 +277,42 @@ def test_a_landscape_phone_shows_every_other_seats_discards(
         ctx.close()
 
 
+HAND = """() => [...document.querySelectorAll('.own .hand-tile')].map((n) => {
+  const r = n.getBoundingClientRect();
+  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return [r.top >= 0 && r.bottom <= innerHeight && !!hit && n.contains(hit), r.width]; })"""
+
+
+def test_a_portrait_phone_keeps_the_hand_on_screen_late_in_a_hand(
+        fast_server: _Server, browser: Any) -> None:
+    """Late in a hand the other seats' discards grow the page past a phone's screen (375x667
+    here; 390x844 in a hand with more melds), and your hand went below the fold: at every turn it had to be scrolled for (a glance
+    at the top seat's discards, and it was gone again).  Your area keeps to the screen's
+    foot, the other seats scrolling under it, and scrolled down to the end nothing of
+    theirs is under it."""
+    page = phone(browser, 375, 667)
+    try:
+        table_with_bots(page, fast_server.base, 1)
+        play_to_wall(page, 8)
+        page.wait_for_timeout(300)
+        # the table runs past the screen's foot: your area, its last row, would be below it
+        page.evaluate("window.scrollTo(0, 0)")
+        assert page.evaluate("document.querySelector('.table').getBoundingClientRect().bottom"
+                             ) > 667 + 60
+        for where in ("0", "document.documentElement.scrollHeight"):
+            page.evaluate(f"window.scrollTo(0, {where})")
+            page.wait_for_timeout(200)
+            hand = page.evaluate(HAND)
+            assert len(hand) >= 13 and all(seen and w >= 40 for seen, w in hand), (where, hand)
+        shot(page, "layout-portrait-late-end.png")
+        covered = [x for x in page.evaluate(HIDDEN) if x[1] >= 0]
+        assert covered == [], covered
+        page.evaluate("window.scrollTo(0, 0)")
+        shot(page, "layout-portrait-late-top.png")
+    finally:
+        page.context.close()
+
+
 def test_a_laptop_table_fills_the_window_with_larger_tiles(
         fast_server: _Server, page_at: Any) -> None:
     """At 1280x800 the table used the top 640 px and left the rest empty, its tiles 50 px
@@ -294,3 +330,25 @@ def test_a_laptop_table_fills_the_window_with_larger_tiles(
     # and it still fits: nothing below the window but the rules' line
     assert page.evaluate("document.documentElement.scrollHeight") <= 800 + 40
     shot(page, "layout-laptop-1280.png")
+
+
+def test_the_waiting_rooms_chips_stay_whole_in_english_on_a_phone(
+        server: _Server, browser: Any) -> None:
+    """The owner's chip "the owner needs no ready mark" broke over two lines at 390 px, half
+    a pill on each; every chip (ready, not ready, offline, the owner's) is one piece."""
+    page = phone(browser, 390, 844, "en")
+    try:
+        page.goto(server.base + "/")
+        page.fill("#player-name", "Alice")
+        page.click("button.create-room")
+        page.wait_for_url("**/room/**")
+        page.locator("button.add-bot").first.click()
+        sync_api.expect(page.locator(".seat-slot .chip-ready")).to_have_count(1)
+        chips = page.evaluate("""() => [...document.querySelectorAll('[class^="chip-"]')]
+          .map((n) => [n.textContent, n.getClientRects().length])""")
+        assert any(text == "the owner needs no ready mark" for text, _ in chips), chips
+        assert all(lines == 1 for _, lines in chips), chips
+        assert web.no_horizontal_scroll(page)
+        shot(page, "layout-waiting-room-en-390.png")
+    finally:
+        page.context.close()

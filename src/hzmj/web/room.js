@@ -562,9 +562,12 @@ export class RoomPage {
     // room below the page's end for the bar, so that everything can scroll above it
     const top = bar.getBoundingClientRect().top;
     document.body.style.paddingBottom = `${Math.ceil(window.innerHeight - top) + 8}px`;
-    // a landscape phone keeps your area above the bar itself (style.css): scrolling here
-    // only moved the table a few pixels up at every claim, its top seat off the screen
-    if (getComputedStyle(hand.closest(".area-bottom")).position === "sticky") return;
+    // a phone keeps your area at the screen's foot (style.css), there just above the bar:
+    // scrolling here only moved the table up at every claim, its top seat off the screen
+    if (getComputedStyle(hand.closest(".area-bottom")).position === "sticky") {
+      document.documentElement.style.setProperty("--claim-bar-h", `${Math.ceil(window.innerHeight - top)}px`);
+      return;
+    }
     const over = hand.getBoundingClientRect().bottom - top + 6;
     if (over > 0) window.scrollBy(0, over);
   }
