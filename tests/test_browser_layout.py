@@ -352,3 +352,28 @@ def test_the_waiting_rooms_chips_stay_whole_in_english_on_a_phone(
         shot(page, "layout-waiting-room-en-390.png")
     finally:
         page.context.close()
+
+
+def test_a_laptops_claim_bar_stays_in_the_window(server: _Server, page_at: Any) -> None:
+    """With the table filling a 1280x800 window, the claim bar under your hand (the
+    offered tile large, whose it is, the clock, then the buttons on a row below) ran past
+    the window's foot: Pong and Pass were out of sight for the claim window.  The bar is one
+    row and keeps to the window's foot; your hand stays whole above it."""
+    page = page_at(1280, 800)
+    table_with_bots(page, server.base, find_seed("pong", 12, stop_at_pong=True),
+                    numbers={"claim_seconds": 20, "turn_seconds": 90})
+    web.play_until(page, ".claim-pong", 120, keyboard=False, app=server.app)
+    page.evaluate("window.scrollTo(0, 0)")  # as the window is, unscrolled
+    for button in (".claim-pong", ".claim-pass"):
+        sync_api.expect(page.locator(button)).to_be_in_viewport(ratio=1)
+    edges = page.wait_for_function("""() => {
+      const tiles = [...document.querySelectorAll('.own .hand .hand-tile')];
+      const bar = document.querySelector('.claim-bar:not(.empty)');
+      if (!tiles.length || !bar) return null;
+      return [Math.max(...tiles.map((n) => n.getBoundingClientRect().bottom)),
+              bar.getBoundingClientRect().top, bar.getBoundingClientRect().height];
+    }""").json_value()
+    hand_bottom, bar_top, bar_height = edges
+    assert hand_bottom <= bar_top + 1 and hand_bottom <= 800, edges
+    assert bar_height <= 90, edges  # one row
+    shot(page, "layout-laptop-claim.png")
