@@ -377,3 +377,25 @@ def test_a_laptops_claim_bar_stays_in_the_window(server: _Server, page_at: Any) 
     assert hand_bottom <= bar_top + 1 and hand_bottom <= 800, edges
     assert bar_height <= 90, edges  # one row
     shot(page, "layout-laptop-claim.png")
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_phones_header_links_and_the_settlements_reading_are_40px(
+        server: _Server, browser: Any, lang: str) -> None:
+    """On a touch screen 登录 and 规则 were 26 and 29 px wide, the game's name home 24 px
+    tall, and the settlement's 牌型 (Reading), which opens the scoring's every step, 18 px
+    tall: each is at least 40 px both ways (the § links inside its lines stay text)."""
+    page = phone(browser, 390, 844, lang)
+    page.goto(server.base + "/")
+    page.wait_for_selector("form.create button")
+    header = page.evaluate(web.SIZES, "header.top a")
+    assert len(header) >= 4 and min(min(w, hgt) for _, w, hgt in header) >= 40, header
+    page.evaluate("""async () => {
+      const { dialog, settlementElement } = await import('/static/render.js');
+      const board = { n: 4, seat: 0, caishen: '5m', rules: { caishen_mode: 'flip' } };
+      const he = { result: 'draw', dealer: 0, level: 1, payments: [], deltas: [0, 0, 0, 0],
+        points: [0, 0, 0, 0], notes: ['the wall is exhausted (§8.6)'], hands: {} };
+      dialog('settlement', settlementElement(board, he, ['A', 'B', 'C', 'D']), [['OK']]);
+    }""")
+    reading = page.evaluate(web.SIZES, "dialog.modal details.notes summary")
+    assert len(reading) == 1 and reading[0][2] >= 40, reading
