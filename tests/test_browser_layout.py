@@ -399,3 +399,27 @@ def test_a_phones_header_links_and_the_settlements_reading_are_40px(
     }""")
     reading = page.evaluate(web.SIZES, "dialog.modal details.notes summary")
     assert len(reading) == 1 and reading[0][2] >= 40, reading
+
+
+@pytest.mark.parametrize("width, height", [(844, 390), (390, 844)])
+def test_between_hands_ready_stays_on_a_phones_screen(
+        server: _Server, browser: Any, width: int, height: int) -> None:
+    """A hand over and its settlement closed (Esc, or to look at the table), 继续 and the
+    next hand's countdown are in the bar over the table: a landscape phone, which opens
+    scrolled to the table, had that bar above the screen's top, and the table sat still
+    with nothing saying why.  The bar keeps to the screen's top."""
+    page = phone(browser, width, height)
+    try:
+        table_with_bots(page, server.base, find_seed("win", 80, stop_at_pong=False))
+        web.play_until(page, "dialog.modal .settlement", 120, keyboard=False, app=server.app)
+        page.keyboard.press("Escape")
+        sync_api.expect(page.locator("dialog.modal")).to_have_count(0)
+        # as a player left it: looking at the table
+        page.evaluate("document.querySelector('.table').scrollIntoView()")
+        sync_api.expect(page.locator(".gate-bar .ready-btn")).to_be_in_viewport(ratio=1)
+        sync_api.expect(page.locator(".gate-bar .gate-count")).to_be_in_viewport(ratio=1)
+        shot(page, f"layout-gate-{width}.png")
+        page.locator(".gate-bar .ready-btn").click()
+        page.wait_for_selector(".hand .hand-tile")
+    finally:
+        page.context.close()
