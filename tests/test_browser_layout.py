@@ -423,3 +423,14 @@ def test_between_hands_ready_stays_on_a_phones_screen(
         page.wait_for_selector(".hand .hand-tile")
     finally:
         page.context.close()
+
+
+def test_a_ready_hand_is_not_the_ready_button_in_english(server: _Server, page_at: Any) -> None:
+    """The English hint panel called a hand one tile from winning (听牌) "ready", the word
+    on the button that starts the next hand (继续): it says "ready hand"."""
+    page = page_at(1280, 800)
+    page.add_init_script("localStorage.setItem('hzmj.lang', 'en')")
+    page.route("**/api/rooms/*/hints", lambda route: route.fulfill(
+        json={"shanten": 0, "discards": [], "suggestion": None}))
+    table_with_bots(page, server.base, 3)
+    sync_api.expect(page.locator(".hint-panel .shanten")).to_have_text("听牌 (ready hand)")

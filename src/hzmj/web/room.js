@@ -782,7 +782,8 @@ export class RoomPage {
       parts.push(h("span.suggestion", {}, `${t("suggest")}: ${describe(this.suggestion)}`));
     }
     if (this.hints && this.hints.shanten !== undefined) {
-      parts.push(h("span.shanten", {}, this.hints.shanten <= 0 ? bi("听牌", "ready")
+      // "ready hand": "Ready" is the button that starts the next hand (继续)
+      parts.push(h("span.shanten", {}, this.hints.shanten <= 0 ? bi("听牌", "ready hand")
         : `${t("shanten")} ${this.hints.shanten}`));
     }
     const info = this.hover && this.hints?.byTile?.[this.hover];
