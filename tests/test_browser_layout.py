@@ -434,3 +434,36 @@ def test_a_ready_hand_is_not_the_ready_button_in_english(server: _Server, page_a
         json={"shanten": 0, "discards": [], "suggestion": None}))
     table_with_bots(page, server.base, 3)
     sync_api.expect(page.locator(".hint-panel .shanten")).to_have_text("听牌 (ready hand)")
+
+
+def test_a_landscape_phones_toolbar_is_in_your_area(server: _Server, browser: Any) -> None:
+    """At 844x390 the toolbar sat above the table with the header, scrolled away: 提示,
+    托管, 战绩 and 记录 each meant scrolling up (the table then half under your area) and
+    back.  It is in your area's head row: on screen with the table, 40 px targets, and
+    using it leaves the table where it is; its phrases open upwards, on screen."""
+    page = phone(browser, 844, 390)
+    try:
+        table_with_bots(page, server.base, find_seed("win", 80, stop_at_pong=False))
+        page.wait_for_selector(".hand-tile.playable")
+        tools = (".own-area .toolbar > label.auto, .own-area .toolbar > button, "
+                 ".own-area .toolbar > details > summary")
+        sizes = page.evaluate(web.SIZES, tools)
+        assert len(sizes) == 6 and min(hgt for _, _, hgt in sizes) >= 40, sizes
+        for i in range(6):
+            sync_api.expect(page.locator(tools).nth(i)).to_be_in_viewport(ratio=1)
+        assert page.evaluate(HIDDEN) == []
+        scrolled = page.evaluate("scrollY")
+        page.locator(".own-area button.suggest").click()
+        sync_api.expect(page.locator(".hint-panel .suggestion")).to_be_in_viewport()
+        page.locator(".own-area button.log-btn").click()
+        page.locator("dialog.modal .buttons button").click()
+        page.locator(".own-area details.phrases summary").click()
+        menu = page.locator(".own-area .phrase-menu")
+        sync_api.expect(menu).to_be_in_viewport(ratio=1)
+        shot(page, "layout-landscape-phrases.png")
+        page.locator(".own-area details.phrases summary").click()
+        assert page.evaluate("scrollY") == scrolled
+        assert page.evaluate(HIDDEN) == []
+        shot(page, "layout-landscape-toolbar.png")
+    finally:
+        page.context.close()

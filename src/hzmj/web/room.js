@@ -607,7 +607,7 @@ export class RoomPage {
   }
 
   /** Where the table starts on the page: a landscape phone opens scrolled to it, the table
-   * filling the screen (the header and toolbar a short scroll up). */
+   * filling the screen (the header a short scroll up, the toolbar in your area). */
   tableTop() {
     const table = this.root.querySelector(".table");
     return table ? Math.max(0, table.getBoundingClientRect().top + window.scrollY - 2) : 0;
@@ -752,7 +752,11 @@ export class RoomPage {
       areas[pos].push(seatPanel(b, i, this.names, { showHand: b.phase === "over",
         presence: this.presence(i) }));
     }
-    const own = seated ? ownArea(this.ctx()) : areas.bottom;
+    // a landscape phone: the toolbar in your area's head row, at hand at the screen's foot
+    // (above the table it was scrolled away with the header: 提示, 托管 and 记录 each
+    // meant scrolling up, and back down to the table)
+    const inOwn = seated && LANDSCAPE_PHONE.matches;
+    const own = seated ? ownArea({ ...this.ctx(), tools: inOwn ? toolbar : null }) : areas.bottom;
     const gateBar = gate && !b.over ? h("div.gate-bar", { role: "status" }, h("div.gate-line"),
       seated && !myReady ? h("button.ready-btn", { onclick: () => this.ready() }, t("ready")) : null,
       b.handEnd ? h("button.show-settlement", { onclick: () => this.queueDialog("settlement",
@@ -760,7 +764,7 @@ export class RoomPage {
       t("settlement")) : null) : null;
     return h("main.table-page", {},
       this.statusLine(),
-      toolbar,
+      inOwn ? null : toolbar,
       gateBar,
       h(`div.table.n${b.n}`, {},
         h("div.area-top", {}, areas.top),
