@@ -467,3 +467,21 @@ def test_a_landscape_phones_toolbar_is_in_your_area(server: _Server, browser: An
         shot(page, "layout-landscape-toolbar.png")
     finally:
         page.context.close()
+
+
+def test_a_dropped_network_is_said_on_a_phones_screen(server: _Server, browser: Any) -> None:
+    """"Disconnected, reconnecting…" showed at the page's top, above the toolbar: a phone
+    scrolled down its table (to the centre, to the hand) saw the table freeze with nothing
+    said.  The banner keeps to the screen's top until the network is back."""
+    page = phone(browser, 375, 667)
+    try:
+        table_with_bots(page, server.base, 3)
+        page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+        page.wait_for_function("scrollY > 40")
+        page.context.set_offline(True)
+        sync_api.expect(page.locator("p.banner")).to_be_in_viewport(ratio=1, timeout=3000)
+        shot(page, "layout-phone-offline.png")
+        page.context.set_offline(False)
+        sync_api.expect(page.locator("p.banner")).to_have_count(0, timeout=10000)
+    finally:
+        page.context.close()
