@@ -485,3 +485,28 @@ def test_a_dropped_network_is_said_on_a_phones_screen(server: _Server, browser: 
         sync_api.expect(page.locator("p.banner")).to_have_count(0, timeout=10000)
     finally:
         page.context.close()
+
+
+def test_a_phrase_bubble_stays_while_the_table_moves(server: _Server, page_at: Any) -> None:
+    """A phrase (快捷语) showed in a bubble on its seat, and the next move redrew the table
+    and took the bubble away, often before it could be read (and before the check in
+    tests/test_web.py's phrase test could see it: that test failed now and then).  The
+    bubble stays its few seconds however the table moves."""
+    page = page_at(1280, 800)
+    table_with_bots(page, server.base, 3, numbers={"turn_seconds": 90})
+    page.wait_for_selector(".hand-tile.playable", timeout=60000)
+    page.click("details.phrases summary")
+    page.locator("button.phrase").nth(1).click()
+    bubble = page.locator(".own-area .phrase-bubble")
+    sync_api.expect(bubble).to_contain_text("Alice: 好牌！")
+    # the table redrawn under it, move after move
+    page.evaluate("document.querySelector('.table').dataset.old = '1'")
+    assert web.discard_drawn(page)
+    page.wait_for_selector(".table:not([data-old])", state="attached")
+    sync_api.expect(bubble).to_contain_text("Alice: 好牌！", timeout=500)
+    for _ in range(2):  # and redrawn in English and back
+        page.evaluate("document.querySelector('.table').dataset.old = '1'")
+        page.locator("button.lang").click()
+        page.wait_for_selector(".table:not([data-old])", state="attached")
+        sync_api.expect(bubble).to_contain_text("Alice: 好牌！", timeout=500)
+    sync_api.expect(bubble).to_have_count(0, timeout=6000)

@@ -47,6 +47,7 @@ export class RoomPage {
     this.error = "";
     this.clock = null; // the latest clock message: whose timer runs (presence)
     this.unknown = false; // the room does not exist: a friendly page, no reconnecting
+    this.bubbles = new Map(); // seat → its phrase bubble, shown for a few seconds
     document.addEventListener("keydown", (ev) => this.onKey(ev));
     // a dropped network often leaves the socket open but silent (no close for minutes):
     // say so at once, and start a fresh socket (and snapshot) when the network is back
@@ -314,10 +315,24 @@ export class RoomPage {
 
   showPhrase(seat, i) {
     sound("phrase");
-    const panel = this.root.querySelector(`section.seat[data-seat="${seat}"]`);
     const bubble = h("div.phrase-bubble", { role: "status" }, `${seatName(this.names, seat)}: ${phraseText(i)}`);
-    (panel || document.body).append(bubble);
-    setTimeout(() => bubble.remove(), 4000);
+    // one bubble a seat, kept over re-renders for its 4 s (the next move redrew the table
+    // and took it away, often before it could be read)
+    this.bubbles.get(seat)?.remove();
+    this.bubbles.set(seat, bubble);
+    this.placeBubbles();
+    setTimeout(() => {
+      bubble.remove();
+      if (this.bubbles.get(seat) === bubble) this.bubbles.delete(seat);
+    }, 4000);
+  }
+
+  /** The phrase bubbles shown, each in its seat's panel of the table as drawn now. */
+  placeBubbles() {
+    for (const [seat, bubble] of this.bubbles) {
+      const panel = this.root.querySelector(`section.seat[data-seat="${seat}"]`);
+      (panel || document.body).append(bubble);
+    }
   }
 
   /** Show a dialog after the open one; a newer settlement replaces an unread one.
@@ -592,6 +607,7 @@ export class RoomPage {
     const phrasesOpen = this.root.querySelector("details.phrases")?.open;
     this.root.replaceChildren(open ? this.waitingRoom(typing?.value) : this.table());
     if (phrasesOpen) this.root.querySelector("details.phrases")?.setAttribute("open", "");
+    this.placeBubbles();
     if (this.toTop && this.board) {
       window.scrollTo(0, LANDSCAPE_PHONE.matches ? this.tableTop() : 0);
       this.toTop = false;
