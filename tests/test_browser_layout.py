@@ -510,3 +510,16 @@ def test_a_phrase_bubble_stays_while_the_table_moves(server: _Server, page_at: A
         page.wait_for_selector(".table:not([data-old])", state="attached")
         sync_api.expect(bubble).to_contain_text("Alice: 好牌！", timeout=500)
     sync_api.expect(bubble).to_have_count(0, timeout=6000)
+
+
+def test_a_spectator_sees_no_empty_hint_box(server: _Server, page_at: Any) -> None:
+    """The centre's hint panel is a seated player's (waits, shanten, the suggestion); a
+    spectator's table showed it as an empty box under the wall's count."""
+    owner = page_at(1280, 800)
+    room_id = table_with_bots(owner, server.base, 3)
+    sync_api.expect(owner.locator(".area-centre .hint-panel")).to_have_count(1)
+    watcher = page_at(1280, 800)
+    watcher.goto(f"{server.base}/room/{room_id}")
+    sync_api.expect(watcher.locator(".toolbar .spectating")).to_be_visible()
+    sync_api.expect(watcher.locator(".area-centre .centre-info")).to_be_visible()
+    sync_api.expect(watcher.locator(".area-centre .hint-panel")).to_have_count(0)

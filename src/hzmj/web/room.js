@@ -787,7 +787,8 @@ export class RoomPage {
         h("div.area-left", {}, areas.left),
         h("div.area-right", {}, areas.right),
         h("div.area-centre", {}, centreInfo(b, this.names),
-          h("div.hint-panel", { "aria-live": "polite" }),
+          // the hints are a seated player's: a spectator's centre had an empty box
+          seated ? h("div.hint-panel", { "aria-live": "polite" }) : null,
           h("div.log", {}, this.log.slice(-3).map((x) => h("div", {}, x)))),
         h("div.area-bottom", {}, own)),
       h("p.rules-line", {}, rulesSummary(b.rules), " ", ruleLink("3", t("rules_link"))));
