@@ -523,3 +523,24 @@ def test_a_spectator_sees_no_empty_hint_box(server: _Server, page_at: Any) -> No
     sync_api.expect(watcher.locator(".toolbar .spectating")).to_be_visible()
     sync_api.expect(watcher.locator(".area-centre .centre-info")).to_be_visible()
     sync_api.expect(watcher.locator(".area-centre .hint-panel")).to_have_count(0)
+
+
+@pytest.mark.parametrize("width, height", [(844, 390), (1280, 800), (390, 844)])
+def test_the_games_name_keeps_its_space(server: _Server, browser: Any, width: int,
+                                        height: int) -> None:
+    """On a touch screen wider than a portrait phone the header read "HangzhouMahjong":
+    the name's two words are apart (side by side, or the city set over the game)."""
+    page = phone(browser, width, height, "en")
+    try:
+        for path in ("/", "/replay/none"):
+            page.goto(server.base + path)
+            place = page.locator("header .home .home-place")
+            game = page.locator("header .home .home-game")
+            sync_api.expect(game).to_have_text("Mahjong")
+            a, b = place.bounding_box(), game.bounding_box()
+            assert a is not None and b is not None
+            side_by_side = abs(a["y"] - b["y"]) < 4
+            assert (b["x"] - (a["x"] + a["width"]) >= 3) if side_by_side else b["y"] > a["y"], (
+                path, a, b)
+    finally:
+        page.context.close()
