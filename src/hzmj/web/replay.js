@@ -9,8 +9,8 @@ import { applyEvent, boardFromView, emptyBoard } from "./board.js";
 import { eventFeedback, headerTools } from "./feedback.js";
 import { bi, getLang, setLang, t } from "./i18n.js";
 import {
-  centreInfo, dialog, eventLine, finalElement, h, historyElement, homeLink, positionOf, roomTitle, seatName,
-  seatNames, seatPanel, settlementElement, tileOpts,
+  centreInfo, dialog, eventLine, finalElement, h, historyElement, homeLink, positionOf, roomTitle,
+  seatName, seatNames, seatPanel, settlementElement, tileOpts,
 } from "./render.js";
 import { tileElement, tileLabel } from "./tiles.js";
 
