@@ -1235,8 +1235,10 @@ def test_a_finished_rooms_link_leads_to_its_replay(tmp_path: Path, page_at: Any)
         page.reload()
         sync_api.expect(page.locator("main.unknown-room h2")).to_have_text("这局已经打完了")
         page.locator("a.replay-link").click()
-        page.wait_for_url(f"**/replay/{room_id}")
+        # at the match's end, its final table first (it opened at the deal)
+        page.wait_for_url(f"**/replay/{room_id}#end")
         sync_api.expect(page.locator(".replay-controls button.first")).to_be_visible()
+        sync_api.expect(page.locator(".final-box table.final")).to_be_in_viewport()
 
 
 def test_sound_icon_one_banner_at_a_time_and_the_tables_words(

@@ -2,7 +2,7 @@
 
 import { accountLinks, renderAccountPages } from "./account.js";
 import { getLang, setLang, t } from "./i18n.js";
-import { h } from "./render.js";
+import { h, homeLink } from "./render.js";
 
 const root = document.getElementById("app");
 const header = document.getElementById("header");
@@ -10,7 +10,7 @@ let me = null;
 
 function renderHeader() {
   header.replaceChildren(
-    h("a.home", { href: "/" }, t("title")), accountLinks(me),
+    homeLink(), accountLinks(me),
     h("button.lang", {
       onclick: async () => {
         setLang(getLang() === "zh" ? "en" : "zh");

@@ -5,7 +5,7 @@ import { loadMe } from "./api.js";
 import { headerTools } from "./feedback.js";
 import { getLang, setLang, t } from "./i18n.js";
 import { renderLobby } from "./lobby.js";
-import { h } from "./render.js";
+import { h, homeLink } from "./render.js";
 import { RoomPage } from "./room.js";
 
 const root = document.getElementById("app");
@@ -17,7 +17,7 @@ let me = null;
 function renderHeader() {
   document.title = t("title");
   header.replaceChildren(
-    h("a.home", { href: "/" }, t("title")), accountLinks(me),
+    homeLink(), accountLinks(me),
     headerTools(renderHeader, toggleLang));
 }
 

@@ -74,7 +74,7 @@ export function ownArea(ctx) {
     h("div.seat-head", {}, h("span.seat-pos.you", {}, t("you_chip")), ...seatLabels(board, me, me),
       h("span.seat-name", {}, seatName(names, me)), ratingChip(names, me),
       h("span.points", {}, pointsText(p.points)), ...seatBadges(board, me),
-      ...presenceChips(ctx.presence), turnChip(board, me)),
+      ...presenceChips(ctx.presence), turnChip(board, me), ctx.tools || null),
     discardsElement(board, me),
     h("div.countdown", { hidden: true }, h("div.bar"), h("span.secs")),
     h("div.hand-row", {}, melds, handRow),

@@ -58,7 +58,7 @@ const STRINGS = {
     "You ran out of time or lost the connection, so a bot plays for you (托管); untick Auto-play to play again"],
   hint: ["提示", "Suggest"],
   shanten: ["向听", "Shanten"],
-  tenpai: ["听牌", "Ready"],
+  tenpai: ["听牌", "Ready hand"],
   waits: ["听", "Waits"],
   left: ["剩{0}", "{0} left"],
   no_hints: ["服务器暂不提供提示", "Hints are not available on this server"],

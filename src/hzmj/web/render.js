@@ -53,6 +53,15 @@ export function icon(name) {
   return svg;
 }
 
+/** The header's link home, the game's name: in English "Hangzhou" and "Mahjong" apart, so
+ * that a phone can set the city small over the game (the name wrapped the header onto a
+ * second row at 390 px). */
+export function homeLink() {
+  const words = t("title").split(" ");
+  return h("a.home", { href: "/" }, words.length === 2
+    ? [h("span.home-place", {}, words[0]), " ", h("span.home-game", {}, words[1])] : t("title"));
+}
+
 /** Tile options for a board: the 财神 and whether white dragons stand in for it. */
 export function tileOpts(board, extra = {}) {
   const standIn = board.rules?.caishen_mode !== "white" && board.caishen !== "5z";

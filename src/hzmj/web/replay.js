@@ -9,8 +9,8 @@ import { applyEvent, boardFromView, emptyBoard } from "./board.js";
 import { eventFeedback, headerTools } from "./feedback.js";
 import { bi, getLang, setLang, t } from "./i18n.js";
 import {
-  centreInfo, dialog, eventLine, finalElement, h, historyElement, positionOf, roomTitle, seatName,
-  seatNames, seatPanel, settlementElement, tileOpts,
+  centreInfo, dialog, eventLine, finalElement, h, historyElement, homeLink, positionOf, roomTitle,
+  seatName, seatNames, seatPanel, settlementElement, tileOpts,
 } from "./render.js";
 import { tileElement, tileLabel } from "./tiles.js";
 
@@ -97,6 +97,15 @@ function shownIndex(k) {
   return i < 0 ? k : i;
 }
 
+/** The step a link opens at: "#end" the match's end (the final table: a finished room's
+ * link opened its replay at the deal), "#step=12" step 12, else the first. */
+function stepFromHash(n) {
+  const hash = decodeURIComponent(location.hash.slice(1));
+  if (hash === "end") return n - 1;
+  const m = hash.match(/^step=(\d+)$/);
+  return m ? Math.max(0, Math.min(n - 1, Number(m[1]) - 1)) : 0;
+}
+
 function go(i) {
   state.index = Math.max(0, Math.min(state.steps.length - 1, i));
   render();
@@ -151,7 +160,7 @@ function togglePlay() {
 
 function renderHeader() {
   document.title = `${t("replay")} · ${state.title} · ${t("title")}`;
-  header.replaceChildren(h("a.home", { href: "/" }, t("title")), headerTools(renderHeader, () => {
+  header.replaceChildren(homeLink(), headerTools(renderHeader, () => {
     setLang(getLang() === "zh" ? "en" : "zh");
     if (state.room) { // bot names and a table's default title are words of the language
       state.names = seatNames(state.room);
@@ -410,11 +419,12 @@ function render() {
     fairLine(),
     controls(),
     options(),
+    // the match's end: its result first (below the table, a phone showed it 2,000 px down)
+    me ? h("section.final-box", {}, h("h3", {}, t("final")), finalElement(me, state.names),
+      h("h3", {}, t("history")), historyElement(b.history, state.names, b.n)) : null,
     he ? h("section.settlement-box", {}, h("h3", {}, `${t("settlement")} · ${t("hand_no", he.hand_no)}`),
       settlementElement(b, he, state.names)) : null,
     tableOf(b, step),
-    me ? h("section.final-box", {}, h("h3", {}, t("final")), finalElement(me, state.names),
-      h("h3", {}, t("history")), historyElement(b.history, state.names, b.n)) : null,
     reviewBox()));
 }
 
@@ -489,6 +499,7 @@ async function load() {
     state.steps = splitHandEnds(stepsOf(data));
     const n = data.rules?.players || room.rules.players;
     state.boards = buildBoards(state.steps, n);
+    state.index = stepFromHash(state.steps.length);
     state.fair = await checkFair(data);
   } catch (e) {
     state.error = e.status === 409 ? t("not_over") : e.status === 404 ? t("replay_missing") : e.text;

@@ -14,6 +14,8 @@ import { tileElement, tileLabel } from "./tiles.js";
 
 // the bots a seat may have (the server refuses the oracle: it sees every tile)
 const BOTS = ["efficiency", "strong", "expert", "random"];
+// a phone on its side (style.css sizes the table to the screen there)
+const LANDSCAPE_PHONE = window.matchMedia("(max-height: 500px) and (orientation: landscape)");
 const LOG_LINES = 200; // the log's lines kept (the table shows the last three, 记录 all)
 
 /** Seconds left until an epoch-ms deadline. */
@@ -45,6 +47,7 @@ export class RoomPage {
     this.error = "";
     this.clock = null; // the latest clock message: whose timer runs (presence)
     this.unknown = false; // the room does not exist: a friendly page, no reconnecting
+    this.bubbles = new Map(); // seat → its phrase bubble, shown for a few seconds
     document.addEventListener("keydown", (ev) => this.onKey(ev));
     // a dropped network often leaves the socket open but silent (no close for minutes):
     // say so at once, and start a fresh socket (and snapshot) when the network is back
@@ -54,6 +57,11 @@ export class RoomPage {
     });
     window.addEventListener("online", () => this.reconnectNow());
     setInterval(() => this.tick(), 200);
+    // a phone turned on its side: to the table, as when it opens
+    LANDSCAPE_PHONE.addEventListener("change", () => {
+      this.toTop = true;
+      this.render();
+    });
   }
 
   async start() {
@@ -158,6 +166,12 @@ export class RoomPage {
       case "snapshot":
         if (msg.seat !== undefined && msg.seat !== null && this.mine) this.mine.seat = msg.seat;
         this.stateId = msg.state_id;
+        if (msg.view?.over && !this.finalEvent) {
+          // a finished match (a visitor's link, a reload after the end): its replay at the
+          // final table, where every hand and the result are (the table showed only backs)
+          location.replace(`/replay/${encodeURIComponent(this.roomId)}#end`);
+          return;
+        }
         if (msg.view) {
           // the table replaces the waiting room: show it from its top (the toolbar)
           if (!this.board) this.toTop = true;
@@ -301,10 +315,24 @@ export class RoomPage {
 
   showPhrase(seat, i) {
     sound("phrase");
-    const panel = this.root.querySelector(`section.seat[data-seat="${seat}"]`);
     const bubble = h("div.phrase-bubble", { role: "status" }, `${seatName(this.names, seat)}: ${phraseText(i)}`);
-    (panel || document.body).append(bubble);
-    setTimeout(() => bubble.remove(), 4000);
+    // one bubble a seat, kept over re-renders for its 4 s (the next move redrew the table
+    // and took it away, often before it could be read)
+    this.bubbles.get(seat)?.remove();
+    this.bubbles.set(seat, bubble);
+    this.placeBubbles();
+    setTimeout(() => {
+      bubble.remove();
+      if (this.bubbles.get(seat) === bubble) this.bubbles.delete(seat);
+    }, 4000);
+  }
+
+  /** The phrase bubbles shown, each in its seat's panel of the table as drawn now. */
+  placeBubbles() {
+    for (const [seat, bubble] of this.bubbles) {
+      const panel = this.root.querySelector(`section.seat[data-seat="${seat}"]`);
+      (panel || document.body).append(bubble);
+    }
   }
 
   /** Show a dialog after the open one; a newer settlement replaces an unread one.
@@ -549,6 +577,12 @@ export class RoomPage {
     // room below the page's end for the bar, so that everything can scroll above it
     const top = bar.getBoundingClientRect().top;
     document.body.style.paddingBottom = `${Math.ceil(window.innerHeight - top) + 8}px`;
+    // a phone keeps your area at the screen's foot (style.css), there just above the bar:
+    // scrolling here only moved the table up at every claim, its top seat off the screen
+    if (getComputedStyle(hand.closest(".area-bottom")).position === "sticky") {
+      document.documentElement.style.setProperty("--claim-bar-h", `${Math.ceil(window.innerHeight - top)}px`);
+      return;
+    }
     const over = hand.getBoundingClientRect().bottom - top + 6;
     if (over > 0) window.scrollBy(0, over);
   }
@@ -560,7 +594,7 @@ export class RoomPage {
       this.root.replaceChildren(h("main.unknown-room", {},
         h("h2", {}, t(over ? "room_over_title" : "room_unknown_title")),
         h("p", {}, t(over ? "room_over" : "room_unknown", this.roomId)),
-        h("p", {}, over ? [h("a.button.replay-link", { href: `/replay/${this.roomId}` }, t("replay")), " "]
+        h("p", {}, over ? [h("a.button.replay-link", { href: `/replay/${this.roomId}#end` }, t("replay")), " "]
           : null, h("a.button", { href: "/" }, t("back_lobby")))));
       return;
     }
@@ -573,8 +607,9 @@ export class RoomPage {
     const phrasesOpen = this.root.querySelector("details.phrases")?.open;
     this.root.replaceChildren(open ? this.waitingRoom(typing?.value) : this.table());
     if (phrasesOpen) this.root.querySelector("details.phrases")?.setAttribute("open", "");
+    this.placeBubbles();
     if (this.toTop && this.board) {
-      window.scrollTo(0, 0);
+      window.scrollTo(0, LANDSCAPE_PHONE.matches ? this.tableTop() : 0);
       this.toTop = false;
     }
     const again = focused ? this.root.querySelector("#seat-name") : null;
@@ -585,6 +620,13 @@ export class RoomPage {
     this.tick();
     this.renderHintPanel();
     requestAnimationFrame(() => this.keepHandAboveBar());
+  }
+
+  /** Where the table starts on the page: a landscape phone opens scrolled to it, the table
+   * filling the screen (the header a short scroll up, the toolbar in your area). */
+  tableTop() {
+    const table = this.root.querySelector(".table");
+    return table ? Math.max(0, table.getBoundingClientRect().top + window.scrollY - 2) : 0;
   }
 
   statusLine() {
@@ -726,7 +768,11 @@ export class RoomPage {
       areas[pos].push(seatPanel(b, i, this.names, { showHand: b.phase === "over",
         presence: this.presence(i) }));
     }
-    const own = seated ? ownArea(this.ctx()) : areas.bottom;
+    // a landscape phone: the toolbar in your area's head row, at hand at the screen's foot
+    // (above the table it was scrolled away with the header: 提示, 托管 and 记录 each
+    // meant scrolling up, and back down to the table)
+    const inOwn = seated && LANDSCAPE_PHONE.matches;
+    const own = seated ? ownArea({ ...this.ctx(), tools: inOwn ? toolbar : null }) : areas.bottom;
     const gateBar = gate && !b.over ? h("div.gate-bar", { role: "status" }, h("div.gate-line"),
       seated && !myReady ? h("button.ready-btn", { onclick: () => this.ready() }, t("ready")) : null,
       b.handEnd ? h("button.show-settlement", { onclick: () => this.queueDialog("settlement",
@@ -734,14 +780,15 @@ export class RoomPage {
       t("settlement")) : null) : null;
     return h("main.table-page", {},
       this.statusLine(),
-      toolbar,
+      inOwn ? null : toolbar,
       gateBar,
       h(`div.table.n${b.n}`, {},
         h("div.area-top", {}, areas.top),
         h("div.area-left", {}, areas.left),
         h("div.area-right", {}, areas.right),
         h("div.area-centre", {}, centreInfo(b, this.names),
-          h("div.hint-panel", { "aria-live": "polite" }),
+          // the hints are a seated player's: a spectator's centre had an empty box
+          seated ? h("div.hint-panel", { "aria-live": "polite" }) : null,
           h("div.log", {}, this.log.slice(-3).map((x) => h("div", {}, x)))),
         h("div.area-bottom", {}, own)),
       h("p.rules-line", {}, rulesSummary(b.rules), " ", ruleLink("3", t("rules_link"))));
@@ -756,7 +803,8 @@ export class RoomPage {
       parts.push(h("span.suggestion", {}, `${t("suggest")}: ${describe(this.suggestion)}`));
     }
     if (this.hints && this.hints.shanten !== undefined) {
-      parts.push(h("span.shanten", {}, this.hints.shanten <= 0 ? bi("听牌", "ready")
+      // "ready hand": "Ready" is the button that starts the next hand (继续)
+      parts.push(h("span.shanten", {}, this.hints.shanten <= 0 ? bi("听牌", "ready hand")
         : `${t("shanten")} ${this.hints.shanten}`));
     }
     const info = this.hover && this.hints?.byTile?.[this.hover];
