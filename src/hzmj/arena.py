@@ -160,6 +160,8 @@ class SeatResult:
 
 @dataclass(frozen=True, slots=True)
 class GameResult:
+    """One planned match's outcome: the ``game`` and each seat's result, seat 0 first."""
+
     game: Game
     seats: tuple[SeatResult, ...]
 
@@ -280,6 +282,7 @@ class BotStats:
     per_deal: dict[int, list[float]] = field(default_factory=dict)
 
     def deal_means(self) -> dict[int, float]:
+        """Points a hand, averaged per deal (the unit the paired tests compare)."""
         return {d: statistics.fmean(v) for d, v in self.per_deal.items()}
 
     def to_dict(self) -> dict[str, Any]:

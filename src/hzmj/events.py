@@ -49,11 +49,15 @@ class Action:
     type: ClassVar[str] = ""
 
     def to_json(self) -> dict[str, Any]:
+        """The action as the protocol and records write it: ``{"type", "seat", …}``
+        with tiles by name (docs/protocol.md)."""
         return {"type": self.type, "seat": self.seat}
 
 
 @dataclass(frozen=True, slots=True)
 class Discard(Action):
+    """打: discard the physical ``tile`` (a kind 0–33) from the hand (RULES §6.2)."""
+
     tile: Tile
     type: ClassVar[str] = "discard"
 
@@ -187,6 +191,7 @@ class Event:
 
     @property
     def type(self) -> str:
+        """The event's type, e.g. ``"draw"``, ``"discard"``, ``"hand_end"``."""
         return str(self.data["type"])
 
     def to_json(self) -> dict[str, Any]:

@@ -423,6 +423,7 @@ class Match:
 
     @property
     def caishen(self) -> Tile:
+        """This hand's 财神 kind (0–33, RULES §4.5)."""
         return self._caishen
 
     @property
@@ -431,6 +432,7 @@ class Match:
         return self.live_end - self.head
 
     def points(self) -> list[int]:
+        """Each seat's points now, seat 0 first (RULES §12)."""
         return [s.points for s in self.seats]
 
     def hand_of(self, seat: int) -> Hand:

@@ -669,6 +669,7 @@ class Wait:
     left: int
 
     def to_dict(self) -> dict[str, object]:
+        """``{"tile": "5m", "left": 3}``: the tile's name and its copies unseen."""
         return {"tile": tile_name(self.tile), "left": self.left}
 
 
@@ -776,6 +777,7 @@ class DiscardOption:
 
     @property
     def useful_count(self) -> int:
+        """Unseen copies of every useful kind together (有效牌 count, in tiles)."""
         return sum(w.left for w in self.useful)
 
 
@@ -847,6 +849,7 @@ class Group:
     wild: tuple[bool, ...]
 
     def notation(self) -> str:
+        """The group's tiles by name, a 财神 standing in starred: ``"1m *2m 3m"``."""
         parts = [("*" if w else "") + tile_name(t) for t, w in zip(self.tiles, self.wild, strict=True)]
         return " ".join(parts)
 
@@ -865,6 +868,7 @@ class Reading:
     groups: tuple[Group, ...]
 
     def notation(self) -> str:
+        """The reading's groups, ``" | "`` between them: ``"1m 2m 3m | … | 5p *5p"``."""
         return " | ".join(g.notation() for g in self.groups)
 
 

@@ -88,6 +88,7 @@ class Rules:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     def to_json(self) -> str:
+        """:meth:`to_dict` as JSON text, keys sorted (stable: it goes into records)."""
         return json.dumps(self.to_dict(), sort_keys=True)
 
     @classmethod
@@ -102,6 +103,8 @@ class Rules:
 
     @classmethod
     def from_json(cls, text: str) -> Rules:
+        """Build from JSON text of an object; :class:`RulesError` for text that is not
+        JSON, not an object, or any bad option (as :meth:`from_dict`)."""
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:

@@ -198,10 +198,12 @@ class HandScore:
 
     @property
     def shape(self) -> str | None:
+        """``"standard"`` or ``"seven_pairs"`` of the counted reading; ``None`` if no win."""
         return self.reading.shape if self.reading else None
 
     @property
     def baotou(self) -> bool:
+        """Whether the counted reading is 爆头 (RULES §7.3); ``False`` if no win."""
         return bool(self.reading and self.reading.baotou)
 
     def to_dict(self) -> dict[str, Any]:
@@ -318,6 +320,8 @@ class Payment:
     detail: str
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"from", "to", "amount"}`` (seats, points) and the reason in code, Chinese
+        and English."""
         zh, en = REASON_NAMES[self.reason]
         return {"from": self.payer, "to": self.payee, "amount": self.amount,
                 "reason": self.reason, "reason_zh": zh, "reason_en": en, "detail": self.detail}
@@ -332,12 +336,15 @@ class Settlement:
     notes: tuple[str, ...] = field(default=())
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"deltas": [points per seat], "payments": [...], "notes": [...]}``."""
         return {"deltas": list(self.deltas), "payments": [p.to_dict() for p in self.payments],
                 "notes": list(self.notes)}
 
     @classmethod
     def of(cls, players: int, payments: Iterable[Payment],
            notes: Iterable[str] = ()) -> Settlement:
+        """The settlement of ``payments`` among ``players`` seats: each payment moves its
+        amount from payer to payee, so the deltas sum to 0 (RULES §10.6)."""
         deltas = [0] * players
         pays = tuple(payments)
         for p in pays:

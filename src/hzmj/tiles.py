@@ -119,6 +119,7 @@ def rank_of(t: Tile) -> int:
 
 
 def is_honor(t: Tile) -> bool:
+    """Whether kind ``t`` (0–33) is an honour: a wind or a dragon, kinds 27–33 (RULES §1)."""
     return t >= 27
 
 
@@ -268,6 +269,7 @@ class MeldKind(StrEnum):
 
     @property
     def is_kong(self) -> bool:
+        """Whether this is one of the three kongs (RULES §6.2–6.4)."""
         return self in (MeldKind.EXPOSED_KONG, MeldKind.ADDED_KONG, MeldKind.CONCEALED_KONG)
 
 
@@ -333,10 +335,12 @@ class Meld:
 
     @property
     def is_kong(self) -> bool:
+        """Whether the meld is a kong of any kind (four tiles, counted as a set of 3)."""
         return self.kind.is_kong
 
     @property
     def is_concealed(self) -> bool:
+        """Whether the meld is a concealed kong (暗杠, shown face down, RULES §6.7)."""
         return self.kind is MeldKind.CONCEALED_KONG
 
     def notation(self) -> str:

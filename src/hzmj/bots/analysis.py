@@ -50,6 +50,7 @@ def _remember(cache: dict[State, object], key: State, value: object) -> None:
 
 
 def state_of(counts: Sequence[int], wilds: int, melds: int) -> State:
+    """The hashable state ``(34 natural counts, 财神 held, declared sets)``."""
     return (tuple(counts), wilds, melds)
 
 
@@ -73,6 +74,7 @@ def natural(t: Tile, caishen: Tile) -> int:
 
 
 def add(state: State, draw: int) -> State:
+    """``state`` plus one tile of draw name ``draw`` (a natural kind, or :data:`WILD`)."""
     counts, wilds, melds = state
     if draw == WILD:
         return (counts, wilds + 1, melds)
@@ -105,6 +107,7 @@ def meld_out(state: State, draws: Sequence[int]) -> State:
 
 
 def shanten(state: State) -> int:
+    """Exact shanten of ``state`` (:func:`hzmj.hand.shanten_counts`), memoised."""
     hit = _shanten.get(state)
     if hit is None:
         hit = shanten_counts(state[0], state[1], state[2])

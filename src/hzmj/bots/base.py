@@ -25,6 +25,7 @@ class Candidate:
     detail: str = ""
 
     def to_json(self) -> dict[str, Any]:
+        """``{"action": {...}, "value": float (4 places), "detail": str}``."""
         return {"action": self.action.to_json(), "value": round(self.value, 4),
                 "detail": self.detail}
 

@@ -63,9 +63,11 @@ class HandValue:
 
     @property
     def score(self) -> float:
+        """Ranking score: useful tiles (weighted) less ``SHANTEN_WEIGHT`` a shanten."""
         return -SHANTEN_WEIGHT * self.shanten + self.weighted
 
     def describe(self) -> str:
+        """``"shanten 1, 12 useful tiles unseen"``: the hint's words."""
         what = "winning" if self.shanten == 0 else "useful"
         return f"shanten {self.shanten}, {self.tiles} {what} tiles unseen"
 
@@ -89,6 +91,8 @@ def value_of(state: an.State, info: SeatInfo) -> HandValue:
 
 def hand_state(info: SeatInfo, concealed: Sequence[Tile] | None = None,
                extra_melds: int = 0) -> an.State:
+    """The seat's :data:`analysis.State` (its concealed tiles, or ``concealed``), with
+    ``extra_melds`` more declared sets (a claim being valued)."""
     counts, wilds = split_wilds(info.concealed if concealed is None else concealed,
                                 info.caishen)
     return an.state_of(counts, wilds, info.melds + extra_melds)
@@ -209,6 +213,7 @@ class RankedDiscard(NamedTuple):
         return base - FEED_PENALTY * self.feeds - DANGER_PENALTY * self.danger
 
     def describe(self) -> str:
+        """The hint's words for this discard, with its risks."""
         text = self.value.describe() if self.value is not None else f"shanten {self.shanten}"
         if self.feeds:
             text += "; could feed a third 摊"

@@ -55,14 +55,19 @@ class SeatInfo:
 
     @property
     def counts_wilds(self) -> tuple[list[int], int]:
+        """Own concealed tiles as 34 natural counts (a white dragon standing in counted
+        as the 财神 kind) and the number of 财神 held."""
         return split_wilds(self.concealed, self.caishen)
 
     @property
     def unseen_total(self) -> int:
+        """Copies this seat cannot see, summed over the kinds (others' concealed tiles, the
+        live and the dead wall)."""
         return sum(self.unseen)
 
     @property
     def draws_left(self) -> int:
+        """Own draws left if nobody claims: live tiles ÷ players, rounded down."""
         return max(0, self.live // self.players)
 
     def draw_probability(self) -> list[float]:
