@@ -38,6 +38,9 @@ def apply(settings: str) -> None:
 
 
 def main() -> None:
+    if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        sys.exit(0 if len(sys.argv) >= 2 else 2)
     apply(sys.argv[1])
     sys.argv = ["arena_resumable.py", *sys.argv[2:]]
     runpy.run_path(str(Path(__file__).with_name("arena_resumable.py")), run_name="__main__")
