@@ -1,10 +1,38 @@
 """Reinforcement-learning adapters: a PettingZoo AEC env (all seats) and a Gymnasium env
-(one seat against bots), both driving the engine only through views and actions."""
+(one seat against bots), both driving the engine only through views and actions.
 
+They need the ``rl`` extra (numpy, Gymnasium, PettingZoo): ``pip install 'hzmj[rl]'``, or
+``uv sync --extra rl`` (the development group has them too).  Importing any module of this
+package without them raises :class:`ImportError` saying so (docs/rl.md)."""
+
+import importlib.util
 import operator
 
 from hzmj.rules import Rules
 from hzmj.shown import shown
+
+RL_PACKAGES = ("numpy", "gymnasium", "pettingzoo")
+"""What the ``rl`` extra installs (pyproject.toml), by import name."""
+
+
+def require_rl() -> None:
+    """``ImportError`` naming the missing packages and the ``rl`` extra, if any of
+    :data:`RL_PACKAGES` cannot be imported; run when this package is imported, so it
+    comes before any numpy or Gymnasium import of its modules."""
+    missing = [name for name in RL_PACKAGES if not _importable(name)]
+    if missing:
+        raise ImportError(f"hzmj.env needs {', '.join(missing)}: install the rl extra, "
+                          f"pip install 'hzmj[rl]' (or uv sync --extra rl)")
+
+
+def _importable(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):  # a broken install, or one set to None in sys.modules
+        return False
+
+
+require_rl()
 
 
 def count_of(name: str, value: object) -> int:
