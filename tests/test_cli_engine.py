@@ -104,3 +104,14 @@ def test_replay_rejects_a_record_with_bad_rules(tmp_path: Path) -> None:
     result = runner.invoke(app, ["replay", str(path)])
     assert result.exit_code == 2
     assert "hands" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_replay_verify_refuses_an_action_with_an_unknown_key(tmp_path: Path) -> None:
+    # was "verified": the extra key was dropped without a word
+    path = _finished_record(tmp_path)
+    record = json.loads(path.read_text())
+    record["actions"][3]["by"] = "me"
+    path.write_text(json.dumps(record))
+    result = runner.invoke(app, ["replay", str(path), "--verify"])
+    assert result.exit_code == 2 and "verified" not in result.stdout
+    assert result.stderr.startswith("error: action 3 (") and "unknown key 'by'" in result.stderr
