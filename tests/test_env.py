@@ -10,7 +10,7 @@ from pettingzoo.test import api_test
 from hzmj.env.encoding import ACTION_SIZE, OBS_SHAPE, action_index, encode_match, encode_view
 from hzmj.env.gym_env import HzmjSeatEnv
 from hzmj.env.pettingzoo_env import HzmjAECEnv
-from hzmj.env.vector import HzmjVectorEnv
+from hzmj.env.vector import MAX_TABLES, HzmjVectorEnv
 from hzmj.events import Chow, Discard, Kong, Pass
 from hzmj.game import Match
 from hzmj.rules import Rules
@@ -264,10 +264,20 @@ def test_vector_env_step_wants_one_action_per_table(actions: Any) -> None:
         venv.step(actions)
 
 
-@pytest.mark.parametrize("tables", [0, 2.5, True, "4"])
+@pytest.mark.parametrize("tables", [0, 2.5, True, "4", MAX_TABLES + 1, 10**12,
+                                    np.int64(10**12)])
 def test_vector_env_refuses_a_table_count_that_is_no_count(tables: Any) -> None:
-    with pytest.raises(ValueError, match="num_tables"):
+    # 10**12 was a MemoryError from numpy (a (10**12, 74) mask space)
+    with pytest.raises(ValueError) as info:
         HzmjVectorEnv(tables)
+    assert str(info.value) == (f"num_tables must be a whole number from 1 to 65,536, got "
+                               f"{tables!r}")
+
+
+def test_vector_env_takes_up_to_max_tables() -> None:
+    assert MAX_TABLES == 65_536
+    assert HzmjVectorEnv(np.int64(3)).num_envs == 3
+    assert HzmjVectorEnv(max_hands=10**12, num_tables=1).max_hands == 10**12
 
 
 def test_gym_env_plays_one_seat_against_bots() -> None:

@@ -7,15 +7,17 @@ from hzmj.rules import Rules
 from hzmj.shown import shown
 
 
-def count_of(name: str, value: object) -> int:
-    """``value`` as an ``int`` ≥ 1 (a numpy integer too); ``ValueError`` naming ``name``
-    for anything else (0, a negative, a float, a bool, a string)."""
+def count_of(name: str, value: object, most: int | None = None) -> int:
+    """``value`` as an ``int`` ≥ 1 (a numpy integer too), and ≤ ``most`` when given;
+    ``ValueError`` naming ``name`` for anything else (0, a negative, too many, a float, a
+    bool, a string)."""
     try:
         count = operator.index(value)  # type: ignore[arg-type]
     except TypeError:
         count = 0
-    if isinstance(value, bool) or count < 1:
-        raise ValueError(f"{name} must be a whole number ≥ 1, got {value!r}")
+    if isinstance(value, bool) or count < 1 or (most is not None and count > most):
+        bounds = "≥ 1" if most is None else f"from 1 to {most:,}"
+        raise ValueError(f"{name} must be a whole number {bounds}, got {shown(value)}")
     return count
 
 
