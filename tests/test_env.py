@@ -1,5 +1,7 @@
 """RL adapters: PettingZoo AEC (every seat) and Gymnasium (one seat vs bots)."""
 
+import subprocess
+import sys
 from typing import Any
 
 import numpy as np
@@ -7,6 +9,7 @@ import pytest
 from gymnasium.vector import AutoresetMode, VectorEnv
 from pettingzoo.test import api_test
 
+import hzmj.env
 from hzmj.env.encoding import ACTION_SIZE, OBS_SHAPE, action_index, encode_match, encode_view
 from hzmj.env.gym_env import HzmjSeatEnv
 from hzmj.env.pettingzoo_env import HzmjAECEnv
@@ -402,3 +405,33 @@ def test_pettingzoo_rewards_add_up_to_the_final_points(mode: str) -> None:
         assert not env.agents  # every agent saw its termination
         assert len(match.results) == 1 + seed % 3
         assert [total[f"seat_{i}"] for i in range(4)] == match.points(), seed
+
+
+def test_the_envs_are_names_of_the_package() -> None:
+    assert hzmj.env.HzmjAECEnv is HzmjAECEnv and hzmj.env.HzmjSeatEnv is HzmjSeatEnv
+    assert hzmj.env.HzmjVectorEnv is HzmjVectorEnv
+    with pytest.raises(AttributeError, match="no attribute 'HzmjEnv'"):
+        hzmj.env.HzmjEnv  # noqa: B018
+
+
+MISSING_EXTRA = """
+import sys
+sys.modules["gymnasium"] = None  # as if the rl extra were not installed
+for module in ("hzmj.env.gym_env", "hzmj.env.pettingzoo_env", "hzmj.env.vector",
+               "hzmj.env.encoding", "hzmj.env"):
+    try:
+        __import__(module)
+    except ImportError as exc:
+        print(module, exc.name, exc, sep=" | ")
+"""
+
+
+def test_without_the_rl_extra_every_env_module_says_how_to_install_it() -> None:
+    # was "No module named 'gymnasium'", naming no extra (the rl packages were dev-only)
+    out = subprocess.run([sys.executable, "-c", MISSING_EXTRA], capture_output=True,
+                         text=True, check=True).stdout.splitlines()
+    says = ("gymnasium | hzmj.env needs gymnasium (the rl extra): pip install 'hzmj[rl]' "
+            "(or uv sync --extra rl)")
+    assert out == [f"{m} | {says}" for m in ("hzmj.env.gym_env", "hzmj.env.pettingzoo_env",
+                                             "hzmj.env.vector", "hzmj.env.encoding",
+                                             "hzmj.env")]

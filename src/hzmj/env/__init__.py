@@ -1,10 +1,44 @@
-"""Reinforcement-learning adapters: a PettingZoo AEC env (all seats) and a Gymnasium env
-(one seat against bots), both driving the engine only through views and actions."""
+"""Reinforcement-learning adapters: a PettingZoo AEC env (all seats), a Gymnasium env
+(one seat against bots) and a Gymnasium vector env (many tables, one policy), all driving
+the engine only through the engine's state, views and actions (docs/rl.md).
 
+They need the ``rl`` extra (``pip install 'hzmj[rl]'``, or ``uv sync --extra rl``):
+importing ``hzmj.env`` or any of its modules without it is an ``ImportError`` that says
+so.  The three envs are also names of this package, imported when first used::
+
+    from hzmj.env import HzmjAECEnv, HzmjSeatEnv, HzmjVectorEnv
+"""
+
+import importlib
+import importlib.util
 import operator
+from typing import TYPE_CHECKING
 
 from hzmj.rules import Rules
 from hzmj.shown import shown
+
+if TYPE_CHECKING:
+    from hzmj.env.gym_env import HzmjSeatEnv
+    from hzmj.env.pettingzoo_env import HzmjAECEnv
+    from hzmj.env.vector import HzmjVectorEnv
+
+RL_EXTRA = ("numpy", "gymnasium", "pettingzoo")  # pyproject.toml's rl extra
+_missing = [name for name in RL_EXTRA if importlib.util.find_spec(name) is None]
+if _missing:  # a bare "No module named 'gymnasium'" says nothing of the extra
+    raise ImportError(f"hzmj.env needs {', '.join(_missing)} (the rl extra): "
+                      f"pip install 'hzmj[rl]' (or uv sync --extra rl)", name=_missing[0])
+
+_ENVS = {"HzmjAECEnv": "hzmj.env.pettingzoo_env", "HzmjSeatEnv": "hzmj.env.gym_env",
+         "HzmjVectorEnv": "hzmj.env.vector"}
+__all__ = ["HzmjAECEnv", "HzmjSeatEnv", "HzmjVectorEnv"]
+
+
+def __getattr__(name: str) -> object:
+    """The envs, imported on first use: ``import hzmj.env`` (which every env module does
+    for the helpers below) stays light, and one env does not load the others."""
+    if name not in _ENVS:
+        raise AttributeError(f"module 'hzmj.env' has no attribute {name!r}")
+    return getattr(importlib.import_module(_ENVS[name]), name)
 
 
 def count_of(name: str, value: object, most: int | None = None) -> int:
