@@ -418,8 +418,9 @@ class Match:
         return ()
 
     def is_auto(self, seat: int) -> bool:
-        """Whether a bot must play ``seat`` (it escaped, RULES §8.5)."""
-        return self.seats[seat].auto
+        """Whether a bot must play ``seat`` (it escaped, RULES §8.5); ``ValueError`` for a
+        seat not at the table."""
+        return self.seats[seat_index(seat, self.n)].auto
 
     @property
     def caishen(self) -> Tile:
