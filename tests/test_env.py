@@ -243,6 +243,28 @@ def test_gym_env_refuses_opponents_it_cannot_seat_when_made(opponents: Any,
         HzmjSeatEnv(opponents=opponents)
 
 
+def test_gym_env_takes_a_numpy_seed_and_refuses_others_as_value_errors() -> None:
+    # np.int64(3), 1.5 and -1 were gymnasium.error.Error ("Seed must be a python
+    # integer"), no ValueError, and a numpy seed was refused unlike the other envs'
+    env, again = HzmjSeatEnv(max_hands=1), HzmjSeatEnv(max_hands=1)
+    obs, info = env.reset(seed=np.int64(3))
+    assert info["seed"] == 3 and type(info["seed"]) is int
+    assert np.array_equal(obs["observation"], again.reset(seed=3)[0]["observation"])
+    for seed, says in ((1.5, "seed must be an integer or None, got 1.5"),
+                       (True, "seed must be an integer or None, got True"),
+                       ("3", "seed must be an integer or None, got '3'"),
+                       (-1, "seed must be ≥ 0 or None, got -1")):
+        with pytest.raises(ValueError) as info_:
+            env.reset(seed=seed)  # type: ignore[arg-type]
+        assert str(info_.value) == says
+
+
+def test_gym_env_stepped_before_reset_says_there_is_no_episode() -> None:
+    # it said "the episode is over" of an episode never started
+    with pytest.raises(RuntimeError, match="^no episode: call reset"):
+        HzmjSeatEnv().step(0)
+
+
 def test_aec_env_takes_a_numpy_seed_and_names_an_unknown_agent() -> None:
     # np.int64(3) was a TypeError from random.seed ("The only supported seed types…");
     # observe("seat_9") a bare KeyError 'seat_9'
