@@ -498,3 +498,11 @@ def test_settle_refuses_inconsistent_input_rules_8_4_10_4(args: list[str], says:
 def test_rules_with_an_empty_section_lists_the_sections() -> None:
     result = runner.invoke(app, ["rules", ""])
     assert result.exit_code == 0 and "§6 " in result.stdout
+
+
+def test_arena_title_counts_in_the_singular_too() -> None:
+    # "8 hands (1 matches, 1 deals), …"
+    out = runner.invoke(app, ["arena", "--bots", "random,random,random,random", "--hands",
+                              "8", "--seed", "1", "--workers", "1"])
+    assert out.exit_code == 0, out.stderr
+    assert "8 hands (1 match, 1 deal), seed 1, " in out.stdout
