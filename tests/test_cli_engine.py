@@ -26,6 +26,20 @@ def test_simulate_json_is_deterministic() -> None:
                       "digest"}
 
 
+def test_simulate_without_a_win_has_no_mean_multiplier() -> None:
+    # the mean of no multipliers was 0.0 (no hand scores M = 0), and an empty
+    # "wins by pattern" table was printed
+    args = ["simulate", "--hands", "8", "--seed", "1", "--bot", "random"]
+    data = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
+    assert data["wins"] == 0 and data["wins_by_name"] == {}
+    assert data["mean_multiplier"] is None
+    text = runner.invoke(app, args).stdout
+    assert "│ mean_multiplier │ –" in text and "wins by pattern" not in text
+    with_wins = json.loads(runner.invoke(app, ["simulate", "--hands", "8", "--seed", "1",
+                                               "--bot", "efficiency", "--json"]).stdout)
+    assert with_wins["wins"] > 0 and with_wins["mean_multiplier"] >= 1
+
+
 def test_simulate_rejects_bad_rule_and_bot() -> None:
     bad_rule = runner.invoke(app, ["simulate", "--rule", "hands=7"])
     assert bad_rule.exit_code == 2

@@ -547,14 +547,15 @@ def simulate_command(
     table.add_column("value")
     for key in ("hands", "matches", "wins", "draws", "mean_multiplier", "points", "zero_sum",
                 "hands_per_s", "digest"):
-        table.add_row(key, str(data[key]))
+        table.add_row(key, "–" if data[key] is None else str(data[key]))
     out.print(table)
-    wins = Table(title="wins by pattern")
-    wins.add_column("pattern")
-    wins.add_column("wins")
-    for name, count in data["wins_by_name"].items():
-        wins.add_row(name, str(count))
-    out.print(wins)
+    if data["wins_by_name"]:
+        wins = Table(title="wins by pattern")
+        wins.add_column("pattern")
+        wins.add_column("wins")
+        for name, count in data["wins_by_name"].items():
+            wins.add_row(name, str(count))
+        out.print(wins)
 
 
 T = TypeVar("T")
