@@ -49,11 +49,15 @@ class Action:
     type: ClassVar[str] = ""
 
     def to_json(self) -> dict[str, Any]:
+        """The action's JSON form (the module docstring): exactly the keys of
+        :data:`ACTION_KEYS` for its type; :func:`action_from_json` reads it back."""
         return {"type": self.type, "seat": self.seat}
 
 
 @dataclass(frozen=True, slots=True)
 class Discard(Action):
+    """打: discard ``tile`` (a kind, 0–33) from the hand, on the own turn."""
+
     tile: Tile
     type: ClassVar[str] = "discard"
 
@@ -200,6 +204,7 @@ class Event:
 
     @property
     def type(self) -> str:
+        """The event's type (``"discard"``, ``"hand_end"``…, docs/engine-api.md)."""
         return str(self.data["type"])
 
     def to_json(self) -> dict[str, Any]:

@@ -424,6 +424,8 @@ class Match:
 
     @property
     def caishen(self) -> Tile:
+        """This hand's 财神 kind (0–33; ``31``, the white dragon, in white mode, RULES
+        §4.5)."""
         return self._caishen
 
     @property
@@ -432,6 +434,7 @@ class Match:
         return self.live_end - self.head
 
     def points(self) -> list[int]:
+        """Each seat's points now, seat 0 first (a fresh list)."""
         return [s.points for s in self.seats]
 
     def hand_of(self, seat: int) -> Hand:

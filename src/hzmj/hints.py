@@ -21,7 +21,9 @@ from hzmj.tiles import NUM_KINDS, Hand, Meld, MeldKind, Tile, full_set, tile, ti
 class Adviser(Protocol):
     """A bot as :mod:`hzmj.bots.base` defines it; ``explain`` is optional."""
 
-    def choose(self, view: dict[str, Any], legal: Sequence[Action]) -> Action: ...
+    def choose(self, view: dict[str, Any], legal: Sequence[Action]) -> Action:
+        """One of ``legal``, chosen from ``view`` alone."""
+        ...
 
 
 def own_hand(view: dict[str, Any]) -> Hand:
