@@ -79,17 +79,6 @@ def test_rules_15_hand_examples(hand: str, win: str, chain: tuple[str, ...], cai
     assert result.explanation
 
 
-@pytest.mark.parametrize(("hand", "win", "chain", "line"), [
-    # the plain win said "M = 1 = 1"
-    ("111m234m567m789p1z", "1z", (), "平胡 (plain win): M = 1 (RULES §9.1)"),
-    ("123456789m111pP", "1z", PIAO,
-     "财飘 (caipiao (baotou after 财神 discard)): M = 2^(1+k+p) = 2^(1+0+1) = 4 (RULES §9.1)"),
-])
-def test_the_explanation_ends_with_the_multiplier_worked_out_once(
-        hand: str, win: str, chain: tuple[str, ...], line: str) -> None:
-    assert score(hand, win, chain).explanation[-1] == line
-
-
 def test_rules_15_e6_qike_is_baotou_e5_is_not() -> None:
     assert score("11m22m33p44s55s11zP", "2z").baotou
     assert not score("11m22m33p44s55s11z2z", "P").baotou

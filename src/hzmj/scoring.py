@@ -282,10 +282,8 @@ def score_hand(
     if best.shape == "seven_pairs":
         lines.append(f"h = {h} natural quads; {'holds' if with_caishen else 'no'} 财神 "
                      "(RULES §9.2, §7.4)")
-    worked = best_pattern.formula
-    if worked != f"M = {best_pattern.multiplier}":  # 平胡's "M = 1" has nothing worked out
-        worked += f" = {best_pattern.multiplier}"
-    lines.append(f"{best_pattern.zh} ({best_pattern.en}): {worked} (RULES §9.1)")
+    lines.append(f"{best_pattern.zh} ({best_pattern.en}): {best_pattern.formula} = "
+                 f"{best_pattern.multiplier} (RULES §9.1)")
     if len(priced) > 1:
         lines.append(f"best of {len(priced)} readings (RULES §7.6)")
     return HandScore(True, best_pattern.multiplier, best, best_pattern, tuple(all_readings),
