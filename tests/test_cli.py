@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from hzmj.cli import app
+from hzmj.record import verify
 
 runner = CliRunner()
 
@@ -498,3 +499,32 @@ def test_settle_refuses_inconsistent_input_rules_8_4_10_4(args: list[str], says:
 def test_rules_with_an_empty_section_lists_the_sections() -> None:
     result = runner.invoke(app, ["rules", ""])
     assert result.exit_code == 0 and "§6 " in result.stdout
+
+
+def test_arena_title_counts_in_the_singular_too() -> None:
+    # "8 hands (1 matches, 1 deals), …"
+    out = runner.invoke(app, ["arena", "--bots", "random,random,random,random", "--hands",
+                              "8", "--seed", "1", "--workers", "1"])
+    assert out.exit_code == 0, out.stderr
+    assert "8 hands (1 match, 1 deal), seed 1, " in out.stdout
+
+
+def test_play_writes_the_record_for_replay_and_review(tmp_path: Any) -> None:
+    # a terminal match could not be replayed or reviewed: nothing wrote its record
+    path = tmp_path / "mine.json"
+    out = runner.invoke(app, ["play", "--seed", "3", "--record", str(path)], input="1\n1\nq\n")
+    assert out.exit_code == 0, out.stderr
+    assert out.stdout.endswith(f"record written to {path}: hzmj replay {path} --verify; "
+                               f"hzmj review {path} --seat 0\n")
+    record = json.loads(path.read_text(encoding="utf-8"))
+    assert record["seed"] == 3 and record["over"] is False
+    assert record["actions"][0] == {"type": "discard", "seat": 1, "tile": "7z"}
+    assert verify(record) == []
+    mine = [a for a in record["actions"] if a["seat"] == 0]
+    assert mine[0] == {"type": "discard", "seat": 0, "tile": "2m"}  # index 1 of the hand
+
+
+def test_play_refuses_a_record_path_without_a_directory_before_the_match(
+        tmp_path: Any) -> None:
+    line = run_error("play", "--record", str(tmp_path / "no" / "mine.json"))
+    assert line == f"error: --record: no directory for {tmp_path / 'no' / 'mine.json'}"

@@ -26,6 +26,20 @@ def test_simulate_json_is_deterministic() -> None:
                       "digest"}
 
 
+def test_simulate_without_a_win_has_no_mean_multiplier() -> None:
+    # the mean of no multipliers was 0.0 (no hand scores M = 0), and an empty
+    # "wins by pattern" table was printed
+    args = ["simulate", "--hands", "8", "--seed", "1", "--bot", "random"]
+    data = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
+    assert data["wins"] == 0 and data["wins_by_name"] == {}
+    assert data["mean_multiplier"] is None
+    text = runner.invoke(app, args).stdout
+    assert "│ mean_multiplier │ –" in text and "wins by pattern" not in text
+    with_wins = json.loads(runner.invoke(app, ["simulate", "--hands", "8", "--seed", "1",
+                                               "--bot", "efficiency", "--json"]).stdout)
+    assert with_wins["wins"] > 0 and with_wins["mean_multiplier"] >= 1
+
+
 def test_simulate_rejects_bad_rule_and_bot() -> None:
     bad_rule = runner.invoke(app, ["simulate", "--rule", "hands=7"])
     assert bad_rule.exit_code == 2
@@ -104,3 +118,14 @@ def test_replay_rejects_a_record_with_bad_rules(tmp_path: Path) -> None:
     result = runner.invoke(app, ["replay", str(path)])
     assert result.exit_code == 2
     assert "hands" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_replay_verify_refuses_an_action_with_an_unknown_key(tmp_path: Path) -> None:
+    # was "verified": the extra key was dropped without a word
+    path = _finished_record(tmp_path)
+    record = json.loads(path.read_text())
+    record["actions"][3]["by"] = "me"
+    path.write_text(json.dumps(record))
+    result = runner.invoke(app, ["replay", str(path), "--verify"])
+    assert result.exit_code == 2 and "verified" not in result.stdout
+    assert result.stderr.startswith("error: action 3 (") and "unknown key 'by'" in result.stderr

@@ -1,5 +1,7 @@
 """RL adapters: PettingZoo AEC (every seat) and Gymnasium (one seat vs bots)."""
 
+import subprocess
+import sys
 from typing import Any
 
 import numpy as np
@@ -7,10 +9,11 @@ import pytest
 from gymnasium.vector import AutoresetMode, VectorEnv
 from pettingzoo.test import api_test
 
+import hzmj.env
 from hzmj.env.encoding import ACTION_SIZE, OBS_SHAPE, action_index, encode_match, encode_view
 from hzmj.env.gym_env import HzmjSeatEnv
 from hzmj.env.pettingzoo_env import HzmjAECEnv
-from hzmj.env.vector import HzmjVectorEnv
+from hzmj.env.vector import MAX_TABLES, HzmjVectorEnv
 from hzmj.events import Chow, Discard, Kong, Pass
 from hzmj.game import Match
 from hzmj.rules import Rules
@@ -240,6 +243,28 @@ def test_gym_env_refuses_opponents_it_cannot_seat_when_made(opponents: Any,
         HzmjSeatEnv(opponents=opponents)
 
 
+def test_gym_env_takes_a_numpy_seed_and_refuses_others_as_value_errors() -> None:
+    # np.int64(3), 1.5 and -1 were gymnasium.error.Error ("Seed must be a python
+    # integer"), no ValueError, and a numpy seed was refused unlike the other envs'
+    env, again = HzmjSeatEnv(max_hands=1), HzmjSeatEnv(max_hands=1)
+    obs, info = env.reset(seed=np.int64(3))
+    assert info["seed"] == 3 and type(info["seed"]) is int
+    assert np.array_equal(obs["observation"], again.reset(seed=3)[0]["observation"])
+    for seed, says in ((1.5, "seed must be an integer or None, got 1.5"),
+                       (True, "seed must be an integer or None, got True"),
+                       ("3", "seed must be an integer or None, got '3'"),
+                       (-1, "seed must be ≥ 0 or None, got -1")):
+        with pytest.raises(ValueError) as info_:
+            env.reset(seed=seed)  # type: ignore[arg-type]
+        assert str(info_.value) == says
+
+
+def test_gym_env_stepped_before_reset_says_there_is_no_episode() -> None:
+    # it said "the episode is over" of an episode never started
+    with pytest.raises(RuntimeError, match="^no episode: call reset"):
+        HzmjSeatEnv().step(0)
+
+
 def test_aec_env_takes_a_numpy_seed_and_names_an_unknown_agent() -> None:
     # np.int64(3) was a TypeError from random.seed ("The only supported seed types…");
     # observe("seat_9") a bare KeyError 'seat_9'
@@ -264,10 +289,20 @@ def test_vector_env_step_wants_one_action_per_table(actions: Any) -> None:
         venv.step(actions)
 
 
-@pytest.mark.parametrize("tables", [0, 2.5, True, "4"])
+@pytest.mark.parametrize("tables", [0, 2.5, True, "4", MAX_TABLES + 1, 10**12,
+                                    np.int64(10**12)])
 def test_vector_env_refuses_a_table_count_that_is_no_count(tables: Any) -> None:
-    with pytest.raises(ValueError, match="num_tables"):
+    # 10**12 was a MemoryError from numpy (a (10**12, 74) mask space)
+    with pytest.raises(ValueError) as info:
         HzmjVectorEnv(tables)
+    assert str(info.value) == (f"num_tables must be a whole number from 1 to 65,536, got "
+                               f"{tables!r}")
+
+
+def test_vector_env_takes_up_to_max_tables() -> None:
+    assert MAX_TABLES == 65_536
+    assert HzmjVectorEnv(np.int64(3)).num_envs == 3
+    assert HzmjVectorEnv(max_hands=10**12, num_tables=1).max_hands == 10**12
 
 
 def test_gym_env_plays_one_seat_against_bots() -> None:
@@ -392,3 +427,33 @@ def test_pettingzoo_rewards_add_up_to_the_final_points(mode: str) -> None:
         assert not env.agents  # every agent saw its termination
         assert len(match.results) == 1 + seed % 3
         assert [total[f"seat_{i}"] for i in range(4)] == match.points(), seed
+
+
+def test_the_envs_are_names_of_the_package() -> None:
+    assert hzmj.env.HzmjAECEnv is HzmjAECEnv and hzmj.env.HzmjSeatEnv is HzmjSeatEnv
+    assert hzmj.env.HzmjVectorEnv is HzmjVectorEnv
+    with pytest.raises(AttributeError, match="no attribute 'HzmjEnv'"):
+        hzmj.env.HzmjEnv  # noqa: B018
+
+
+MISSING_EXTRA = """
+import sys
+sys.modules["gymnasium"] = None  # as if the rl extra were not installed
+for module in ("hzmj.env.gym_env", "hzmj.env.pettingzoo_env", "hzmj.env.vector",
+               "hzmj.env.encoding", "hzmj.env"):
+    try:
+        __import__(module)
+    except ImportError as exc:
+        print(module, exc.name, exc, sep=" | ")
+"""
+
+
+def test_without_the_rl_extra_every_env_module_says_how_to_install_it() -> None:
+    # was "No module named 'gymnasium'", naming no extra (the rl packages were dev-only)
+    out = subprocess.run([sys.executable, "-c", MISSING_EXTRA], capture_output=True,
+                         text=True, check=True).stdout.splitlines()
+    says = ("gymnasium | hzmj.env needs gymnasium (the rl extra): pip install 'hzmj[rl]' "
+            "(or uv sync --extra rl)")
+    assert out == [f"{m} | {says}" for m in ("hzmj.env.gym_env", "hzmj.env.pettingzoo_env",
+                                             "hzmj.env.vector", "hzmj.env.encoding",
+                                             "hzmj.env")]

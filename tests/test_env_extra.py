@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hzmj.env import RL_PACKAGES
+from hzmj.env import RL_EXTRA
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -30,7 +30,7 @@ else:
 def test_env_without_the_rl_extra_names_it(missing: str) -> None:
     out = subprocess.run([sys.executable, "-c", BLOCK.format(name=missing)],
                          capture_output=True, text=True, check=True, timeout=60).stdout
-    assert out.strip() == (f"ImportError: hzmj.env needs {missing}: install the rl extra, "
+    assert out.strip() == (f"ImportError: hzmj.env needs {missing} (the rl extra): "
                            "pip install 'hzmj[rl]' (or uv sync --extra rl)")
 
 
@@ -38,4 +38,4 @@ def test_rl_extra_lists_what_the_env_imports() -> None:
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
         "optional-dependencies"]
     names = sorted(req.split(">")[0].split("[")[0] for req in extras["rl"])
-    assert names == sorted(RL_PACKAGES) == ["gymnasium", "numpy", "pettingzoo"]
+    assert names == sorted(RL_EXTRA) == ["gymnasium", "numpy", "pettingzoo"]

@@ -692,6 +692,16 @@ def test_legal_actions_of_no_seat_is_refused(seat: Any) -> None:
     assert m.legal_actions(to_move) and m.legal_actions((to_move + 1) % 4) == []
 
 
+@pytest.mark.parametrize("seat", [-1, 4, 9])
+def test_is_auto_of_no_seat_is_refused(seat: int) -> None:
+    # is_auto(-1) answered for seat 3, is_auto(4) was an IndexError
+    m = Match(Rules(players=4), 1)
+    m.apply(Escape(3))
+    with pytest.raises(ValueError, match=f"no seat {seat} at a 4-player table"):
+        m.is_auto(seat)
+    assert [m.is_auto(s) for s in range(4)] == [False, False, False, True]
+
+
 @pytest.mark.parametrize("rules", [{"players": 4}, None, "hands=8"])
 def test_a_match_of_rules_that_are_no_rules_is_a_type_error(rules: Any) -> None:
     # a dict said "'dict' object has no attribute 'players'" (AttributeError)

@@ -8,7 +8,17 @@ from typing import Any
 
 import pytest
 
-from hzmj.events import Escape
+from hzmj.events import (
+    ACTION_KEYS,
+    Chow,
+    Discard,
+    Escape,
+    Kong,
+    Pass,
+    Pong,
+    Win,
+    action_from_json,
+)
 from hzmj.game import Match
 from hzmj.record import (
     RECORD_FORMAT,
@@ -21,6 +31,7 @@ from hzmj.record import (
     verify,
 )
 from hzmj.rules import Rules
+from hzmj.tiles import tile
 
 
 def played(rules: Rules, seed: int, steps: int | None = None) -> Match:
@@ -139,6 +150,41 @@ def test_replay_turns_any_malformed_field_into_a_record_error(key: str, value: o
     record = played(Rules(), 3, steps=10).record()
     with pytest.raises(RecordError, match=message):
         replay({**record, key: value})
+
+
+@pytest.mark.parametrize(("extra", "key"), [
+    ({"comment": "x"}, "'comment'"),
+    ({"tiles": ["1m", "2m"]}, "'tiles'"),  # a chow's field on a discard
+    ({7: 1}, "7"),
+])
+def test_an_action_with_an_unknown_key_is_a_record_error_naming_index_and_key(
+        extra: dict[Any, Any], key: str) -> None:
+    """An action is exactly its JSON form: an unknown key was accepted silently (an
+    edited record verified); now the error names the action's index and the key."""
+    record = played(Rules(), 3, steps=12).record()
+    discard = next(i for i, a in enumerate(record["actions"]) if a["type"] == "discard")
+    actions = [dict(a) for a in record["actions"]]
+    actions[discard].update(extra)
+    with pytest.raises(RecordError) as info:
+        verify({**record, "actions": actions})
+    assert str(info.value).startswith(f"action {discard} (")
+    assert f"is malformed: unknown key {key} in a discard action (its keys: type, seat, " \
+           f"tile)" in str(info.value)
+    assert "was the seed" not in str(info.value)  # malformed, not a changed deal
+
+
+def test_every_action_the_engine_writes_has_only_known_keys() -> None:
+    """The strict reading keeps every record the engine and a server write (they write
+    ``to_json``): each action type's JSON form parses back, and a played match verifies."""
+    one = tile("5m")
+    forms = [Discard(1, one), Win(1), Kong(1, one, "added"), Pong(1), Chow(1, (one, one)),
+             Pass(1), Escape(1)]
+    assert sorted(a.type for a in forms) == sorted(ACTION_KEYS)
+    for action in forms:
+        assert tuple(action.to_json()) == ACTION_KEYS[action.type]
+        assert action_from_json(action.to_json()) == action
+    m = played(Rules(players=3), 11)
+    assert verify(json.loads(json.dumps(m.record()))) == []
 
 
 def test_an_action_that_does_not_apply_says_why_in_a_short_line() -> None:

@@ -121,6 +121,8 @@ def test_illegal_stale_foreign_and_malformed_messages(server: ServerProcess) -> 
                 ({"type": "action", "state_id": sid + 5, "action": legal[-1]}, "stale"),
                 ({"type": "action", "state_id": sid, "action": {**legal[-1], "seat": 2}},
                  "seat mismatch"),
+                ({"type": "action", "state_id": sid, "action": {**legal[-1], "note": 1}},
+                 "unknown key 'note'"),
                 ({"type": "action", "state_id": sid, "action": {"type": "pong"}}, "legal"),
                 ({"type": "action", "state_id": sid, "action": {"type": "discard",
                                                                 "tile": "9x"}}, ""),
@@ -135,7 +137,7 @@ def test_illegal_stale_foreign_and_malformed_messages(server: ServerProcess) -> 
                 await me.send(bad)
                 err = await me.until(lambda m: m["type"] in ("error", "event"))
                 assert err["type"] == "error" and reason in err["reason"], (bad, err)
-                if i < 5:  # a refused action: the prompt the client dropped comes again
+                if i < 6:  # a refused action: the prompt the client dropped comes again
                     again = await me.until(lambda m: m["type"] != "clock")
                     assert again["type"] == "prompt" and again["state_id"] == sid, (bad, again)
                     assert again["actions"] == legal

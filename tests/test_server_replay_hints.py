@@ -241,3 +241,10 @@ def test_hints_without_bamboo_list_no_bamboo() -> None:
 def test_a_spectator_view_has_no_hints() -> None:
     with pytest.raises(ValueError):
         hints(Match(Rules(players=2), 1).view(None))
+
+
+def test_an_adviser_that_is_no_bot_is_a_type_error() -> None:
+    # the name "efficiency" failed as AttributeError: 'str' object has no attribute 'choose'
+    with pytest.raises(TypeError, match=r"adviser must be a bot \(hzmj.bots.registry"
+                                        r".make_bot\), got str"):
+        hints(Match(Rules(players=2), 1).view(0), "efficiency")  # type: ignore[arg-type]

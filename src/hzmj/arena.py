@@ -370,7 +370,12 @@ def print_report(report: dict[str, Any], console: Any) -> None:
     def fmt(x: Any) -> str:
         return "–" if x is None else f"{x:.2f}" if isinstance(x, float) else str(x)
 
-    title = (f"{report['hands']} hands ({report['matches']} matches, {report['deals']} deals"
+    def many(n: int, one: str, more: str) -> str:
+        return f"{n} {one if n == 1 else more}"
+
+    title = (f"{many(report['hands'], 'hand', 'hands')} "
+             f"({many(report['matches'], 'match', 'matches')}, "
+             f"{many(report['deals'], 'deal', 'deals')}"
              f"{', duplicate' if report['duplicate'] else ''}), seed {report['seed']}, "
              f"{report['seconds']} s")
     table = Table(title=title)

@@ -547,14 +547,15 @@ def simulate_command(
     table.add_column("value")
     for key in ("hands", "matches", "wins", "draws", "mean_multiplier", "points", "zero_sum",
                 "hands_per_s", "digest"):
-        table.add_row(key, str(data[key]))
+        table.add_row(key, "–" if data[key] is None else str(data[key]))
     out.print(table)
-    wins = Table(title="wins by pattern")
-    wins.add_column("pattern")
-    wins.add_column("wins")
-    for name, count in data["wins_by_name"].items():
-        wins.add_row(name, str(count))
-    out.print(wins)
+    if data["wins_by_name"]:
+        wins = Table(title="wins by pattern")
+        wins.add_column("pattern")
+        wins.add_column("wins")
+        for name, count in data["wins_by_name"].items():
+            wins.add_row(name, str(count))
+        out.print(wins)
 
 
 T = TypeVar("T")
@@ -936,10 +937,15 @@ def play_command(
     bot: Annotated[str, typer.Option("--bot", help="Bot for the other seats.")]
     = "efficiency",
     rule: RuleOpt = None,
+    record: Annotated[str | None, typer.Option(
+        "--record", metavar="PATH", help="Write the match's record (JSON) here when it ends "
+        "or you quit: for hzmj replay and hzmj review.")] = None,
 ) -> None:
     """Play a whole match against bots in the terminal (h = hints, q = quit)."""
+    from pathlib import Path
+
     from hzmj.bots.registry import sees_all
-    from hzmj.terminal import play
+    from hzmj.terminal import TerminalTable
 
     _bot_factory([bot], 1)  # checks the name and its budget or sample count
     if sees_all(bot):
@@ -947,7 +953,19 @@ def play_command(
     rules = parse_rules(rule)
     if not 0 <= seat < rules.players:
         fail(f"--seat must be 0..{rules.players - 1}, got {seat}")
-    raise typer.Exit(play(rules, seed, seat, sys.stdin, sys.stdout, bot=bot))
+    if record is not None and not Path(record).resolve().parent.is_dir():
+        fail(f"--record: no directory for {record}")  # said before the match, not after
+    table = TerminalTable(rules, seed, seat, sys.stdin, sys.stdout, bot=bot)
+    code = table.run()
+    if record is not None:
+        try:
+            Path(record).write_text(json.dumps(table.match.record(), ensure_ascii=False),
+                                    encoding="utf-8")
+        except OSError as exc:
+            fail(f"--record: cannot write {record}: {exc}")
+        typer.echo(f"record written to {record}: hzmj replay {record} --verify; "
+                   f"hzmj review {record} --seat {seat}")
+    raise typer.Exit(code)
 
 
 def main() -> None:

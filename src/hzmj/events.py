@@ -49,14 +49,14 @@ class Action:
     type: ClassVar[str] = ""
 
     def to_json(self) -> dict[str, Any]:
-        """The action as the protocol and records write it: ``{"type", "seat", …}``
-        with tiles by name (docs/protocol.md)."""
+        """The action's JSON form (the module docstring): exactly the keys of
+        :data:`ACTION_KEYS` for its type; :func:`action_from_json` reads it back."""
         return {"type": self.type, "seat": self.seat}
 
 
 @dataclass(frozen=True, slots=True)
 class Discard(Action):
-    """打: discard the physical ``tile`` (a kind 0–33) from the hand (RULES §6.2)."""
+    """打: discard ``tile`` (a kind, 0–33) from the hand, on the own turn."""
 
     tile: Tile
     type: ClassVar[str] = "discard"
@@ -120,11 +120,26 @@ class Escape(Action):
     type: ClassVar[str] = "escape"
 
 
+# every key of each action type's JSON form (what its to_json writes)
+ACTION_KEYS: Final[Mapping[str, tuple[str, ...]]] = {
+    kind: ("type", "seat", *fields) for kind, fields in (
+        ("discard", ("tile",)), ("win", ()), ("kong", ("tile", "kind")), ("pong", ()),
+        ("chow", ("tiles",)), ("pass", ()), ("escape", ()))}
+
+
 def action_from_json(data: Mapping[str, Any]) -> Action:
-    """Parse an action's JSON form; :class:`ProtocolError` names what is wrong."""
+    """Parse an action's JSON form; :class:`ProtocolError` names what is wrong (an
+    unknown type, a missing or malformed field, a key the type does not have)."""
     if not isinstance(data, Mapping):
         raise ProtocolError("an action must be a JSON object")
     kind = data.get("type")
+    keys = ACTION_KEYS.get(kind) if isinstance(kind, str) else None
+    if keys is None:
+        raise ProtocolError(f"unknown action type {shown(kind)}")
+    unknown = [k for k in data if k not in keys]
+    if unknown:
+        raise ProtocolError(f"unknown key {shown(unknown[0], 40)} in a {kind} action (its "
+                            f"keys: {', '.join(keys)})")
     seat = data.get("seat")
     if isinstance(seat, bool) or not isinstance(seat, int):
         raise ProtocolError(f"action needs an integer 'seat', got {shown(seat)}")
@@ -148,13 +163,11 @@ def action_from_json(data: Mapping[str, Any]) -> Action:
             return Chow(seat, (a, b))
         if kind == "pass":
             return Pass(seat)
-        if kind == "escape":
-            return Escape(seat)
+        return Escape(seat)  # the last type of ACTION_KEYS
     except ValueError as exc:
         if isinstance(exc, ProtocolError):
             raise
         raise ProtocolError(str(exc)) from None
-    raise ProtocolError(f"unknown action type {shown(kind)}")
 
 
 def _parse_tile(x: Any) -> Tile:
@@ -191,7 +204,7 @@ class Event:
 
     @property
     def type(self) -> str:
-        """The event's type, e.g. ``"draw"``, ``"discard"``, ``"hand_end"``."""
+        """The event's type (``"discard"``, ``"hand_end"``…, docs/engine-api.md)."""
         return str(self.data["type"])
 
     def to_json(self) -> dict[str, Any]:

@@ -418,12 +418,14 @@ class Match:
         return ()
 
     def is_auto(self, seat: int) -> bool:
-        """Whether a bot must play ``seat`` (it escaped, RULES §8.5)."""
-        return self.seats[seat].auto
+        """Whether a bot must play ``seat`` (it escaped, RULES §8.5); ``ValueError`` for a
+        seat not at the table."""
+        return self.seats[seat_index(seat, self.n)].auto
 
     @property
     def caishen(self) -> Tile:
-        """This hand's 财神 kind (0–33, RULES §4.5)."""
+        """This hand's 财神 kind (0–33; ``31``, the white dragon, in white mode, RULES
+        §4.5)."""
         return self._caishen
 
     @property
@@ -432,7 +434,7 @@ class Match:
         return self.live_end - self.head
 
     def points(self) -> list[int]:
-        """Each seat's points now, seat 0 first (RULES §12)."""
+        """Each seat's points now, seat 0 first (a fresh list)."""
         return [s.points for s in self.seats]
 
     def hand_of(self, seat: int) -> Hand:

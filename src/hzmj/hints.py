@@ -21,7 +21,9 @@ from hzmj.tiles import NUM_KINDS, Hand, Meld, MeldKind, Tile, full_set, tile, ti
 class Adviser(Protocol):
     """A bot as :mod:`hzmj.bots.base` defines it; ``explain`` is optional."""
 
-    def choose(self, view: dict[str, Any], legal: Sequence[Action]) -> Action: ...
+    def choose(self, view: dict[str, Any], legal: Sequence[Action]) -> Action:
+        """One of ``legal``, chosen from ``view`` alone."""
+        ...
 
 
 def own_hand(view: dict[str, Any]) -> Hand:
@@ -67,8 +69,12 @@ def hints(view: dict[str, Any], adviser: Adviser | None = None) -> dict[str, Any
     empty; with 13, ``waits`` are the hand's winning tiles and ``discards`` is empty.
     ``suggestion`` is the adviser's choice among the legal actions (``None`` when the
     seat has none to take) and ``candidates`` its ranked alternatives if it can
-    ``explain``.
+    ``explain``.  ``ValueError`` for a spectator's view; ``TypeError`` for an adviser
+    that is no bot (a bot's name: ``make_bot(name, seed)`` makes one).
     """
+    if adviser is not None and not callable(getattr(adviser, "choose", None)):
+        raise TypeError(f"adviser must be a bot (hzmj.bots.registry.make_bot), got "
+                        f"{type(adviser).__name__}")
     hand = own_hand(view)
     caishen = tile(view["caishen"])
     visible = visible_elsewhere(view)

@@ -22,8 +22,10 @@ past the grace, after repeated clock expiries, or after leaving, RULES §8.5) or
 action not listed is the seat's own: its player's, or on a bot's seat the bot's.  The
 field is optional and outside the replay: a record without it (the engine's own, or one
 a server wrote before it had the field) is as valid, and says nothing about who chose;
-it is not in the digest nor in the commitment.  Readers of version 1 ignore fields they
-do not know, so the version stays 1.
+it is not in the digest nor in the commitment.  Readers of version 1 ignore top-level
+fields they do not know, so the version stays 1.  An action, though, is exactly the JSON
+form of :mod:`hzmj.events`: a key its type does not have is a :class:`RecordError` naming
+the action's index and the key (an edited or hand-made record, never one a game wrote).
 
 A table server commits to each match's seed before the deal is played: it publishes
 ``seed_commitment(seed, salt)`` (SHA-256 of ``"hzmj-seed:{seed}:{salt}"``, hex) at the
@@ -39,7 +41,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from hzmj.events import Action, Event, action_from_json
+from hzmj.events import Action, Event, ProtocolError, action_from_json
 from hzmj.rules import Rules
 from hzmj.shown import clip, shown
 
@@ -156,6 +158,10 @@ def replay_steps(record: Mapping[str, Any]) -> tuple[Match, list[Step]]:
         for i, raw in enumerate(actions):
             try:
                 action = action_from_json(raw)
+            except ProtocolError as exc:  # no game could have written it
+                raise RecordError(f"action {i} ({shown(raw, 80)}) is malformed: "
+                                  f"{clip(str(exc), 160)}") from None
+            try:
                 steps.append(Step(action, tuple(match.apply(action)), made_by.get(i)))
             except (ValueError, TypeError, KeyError, AttributeError) as exc:
                 raise RecordError(f"action {i} ({shown(raw, 80)}) does not apply: "

@@ -88,7 +88,7 @@ class Rules:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     def to_json(self) -> str:
-        """:meth:`to_dict` as JSON text, keys sorted (stable: it goes into records)."""
+        """:meth:`to_dict` as a JSON string, keys sorted (what the server stores)."""
         return json.dumps(self.to_dict(), sort_keys=True)
 
     @classmethod

@@ -47,14 +47,17 @@ class SimulationStats:
     matches: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        mean = sum(self.multipliers) / len(self.multipliers) if self.multipliers else 0.0
+        """The JSON of ``hzmj simulate --json`` (docs/cli.md); ``mean_multiplier`` is that
+        of the wins, ``None`` without a win."""
+        mean = (round(sum(self.multipliers) / len(self.multipliers), 4) if self.multipliers
+                else None)
         return {
             "hands": self.hands,
             "matches": self.matches,
             "draws": self.draws,
             "wins": self.hands - self.draws,
             "wins_by_name": dict(sorted(self.wins_by_name.items())),
-            "mean_multiplier": round(mean, 4),
+            "mean_multiplier": mean,
             "points": self.points,
             "zero_sum": self.zero_sum,
             "hands_per_s": round(self.hands / self.seconds, 2) if self.seconds else 0.0,

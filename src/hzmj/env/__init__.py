@@ -1,49 +1,57 @@
-"""Reinforcement-learning adapters: a PettingZoo AEC env (all seats) and a Gymnasium env
-(one seat against bots), both driving the engine only through views and actions.
+"""Reinforcement-learning adapters: a PettingZoo AEC env (all seats), a Gymnasium env
+(one seat against bots) and a Gymnasium vector env (many tables, one policy), all driving
+the engine only through the engine's state, views and actions (docs/rl.md).
 
-They need the ``rl`` extra (numpy, Gymnasium, PettingZoo): ``pip install 'hzmj[rl]'``, or
-``uv sync --extra rl`` (the development group has them too).  Importing any module of this
-package without them raises :class:`ImportError` saying so (docs/rl.md)."""
+They need the ``rl`` extra (``pip install 'hzmj[rl]'``, or ``uv sync --extra rl``):
+importing ``hzmj.env`` or any of its modules without it is an ``ImportError`` that says
+so.  The three envs are also names of this package, imported when first used::
 
+    from hzmj.env import HzmjAECEnv, HzmjSeatEnv, HzmjVectorEnv
+"""
+
+import importlib
 import importlib.util
 import operator
+from typing import TYPE_CHECKING
 
 from hzmj.rules import Rules
 from hzmj.shown import shown
 
-RL_PACKAGES = ("numpy", "gymnasium", "pettingzoo")
-"""What the ``rl`` extra installs (pyproject.toml), by import name."""
+if TYPE_CHECKING:
+    from hzmj.env.gym_env import HzmjSeatEnv
+    from hzmj.env.pettingzoo_env import HzmjAECEnv
+    from hzmj.env.vector import HzmjVectorEnv
+
+RL_EXTRA = ("numpy", "gymnasium", "pettingzoo")  # pyproject.toml's rl extra
+_missing = [name for name in RL_EXTRA if importlib.util.find_spec(name) is None]
+if _missing:  # a bare "No module named 'gymnasium'" says nothing of the extra
+    raise ImportError(f"hzmj.env needs {', '.join(_missing)} (the rl extra): "
+                      f"pip install 'hzmj[rl]' (or uv sync --extra rl)", name=_missing[0])
+
+_ENVS = {"HzmjAECEnv": "hzmj.env.pettingzoo_env", "HzmjSeatEnv": "hzmj.env.gym_env",
+         "HzmjVectorEnv": "hzmj.env.vector"}
+__all__ = ["HzmjAECEnv", "HzmjSeatEnv", "HzmjVectorEnv"]
 
 
-def require_rl() -> None:
-    """``ImportError`` naming the missing packages and the ``rl`` extra, if any of
-    :data:`RL_PACKAGES` cannot be imported; run when this package is imported, so it
-    comes before any numpy or Gymnasium import of its modules."""
-    missing = [name for name in RL_PACKAGES if not _importable(name)]
-    if missing:
-        raise ImportError(f"hzmj.env needs {', '.join(missing)}: install the rl extra, "
-                          f"pip install 'hzmj[rl]' (or uv sync --extra rl)")
+def __getattr__(name: str) -> object:
+    """The envs, imported on first use: ``import hzmj.env`` (which every env module does
+    for the helpers below) stays light, and one env does not load the others."""
+    if name not in _ENVS:
+        raise AttributeError(f"module 'hzmj.env' has no attribute {name!r}")
+    return getattr(importlib.import_module(_ENVS[name]), name)
 
 
-def _importable(name: str) -> bool:
-    try:
-        return importlib.util.find_spec(name) is not None
-    except (ImportError, ValueError):  # a broken install, or one set to None in sys.modules
-        return False
-
-
-require_rl()
-
-
-def count_of(name: str, value: object) -> int:
-    """``value`` as an ``int`` ≥ 1 (a numpy integer too); ``ValueError`` naming ``name``
-    for anything else (0, a negative, a float, a bool, a string)."""
+def count_of(name: str, value: object, most: int | None = None) -> int:
+    """``value`` as an ``int`` ≥ 1 (a numpy integer too), and ≤ ``most`` when given;
+    ``ValueError`` naming ``name`` for anything else (0, a negative, too many, a float, a
+    bool, a string)."""
     try:
         count = operator.index(value)  # type: ignore[arg-type]
     except TypeError:
         count = 0
-    if isinstance(value, bool) or count < 1:
-        raise ValueError(f"{name} must be a whole number ≥ 1, got {value!r}")
+    if isinstance(value, bool) or count < 1 or (most is not None and count > most):
+        bounds = "≥ 1" if most is None else f"from 1 to {most:,}"
+        raise ValueError(f"{name} must be a whole number {bounds}, got {shown(value)}")
     return count
 
 

@@ -36,7 +36,7 @@ import numpy as np
 from gymnasium import spaces
 
 from hzmj.bots.base import Bot
-from hzmj.env import action_of, count_of, rules_of
+from hzmj.env import action_of, count_of, rules_of, seed_of
 from hzmj.env.encoding import ACTION_SIZE, OBS_SHAPE, action_mask, encode_match, match_index_map
 from hzmj.events import Action
 from hzmj.game import Match
@@ -95,7 +95,11 @@ class HzmjSeatEnv(gym.Env[dict[str, Any], Any]):
         ``{"observation": float32 (14, 34), "action_mask": int8 (74,)}``, ``info``
         ``{"seed", "terminated", "truncated", "points", "hands"}`` (both flags false
         unless the episode already ended at reset: then the next ``step`` returns them
-        again, with the reward earned meanwhile); ``options`` is ignored."""
+        again, with the reward earned meanwhile); ``options`` is ignored.  ``ValueError``
+        for a seed that is no whole number ≥ 0 (a numpy integer is fine)."""
+        seed = seed_of(seed)  # Gymnasium's own check refused a numpy integer
+        if seed is not None and seed < 0:  # Gymnasium seeds its RNG with it
+            raise ValueError(f"seed must be ≥ 0 or None, got {seed}")
         super().reset(seed=seed)
         from hzmj.bots.registry import make_bot
 
@@ -152,7 +156,9 @@ class HzmjSeatEnv(gym.Env[dict[str, Any], Any]):
         ``info`` ``{"points", "hands"}`` (and ``"illegal": True``).  ``ValueError`` for
         an action that is no integer, or illegal in raise mode; ``RuntimeError`` before
         ``reset`` or after the episode ended."""
-        if self.match is None or self._finished:
+        if self.match is None:
+            raise RuntimeError("no episode: call reset() first")
+        if self._finished:
             raise RuntimeError("the episode is over: call reset() first")
         index = action_of(action)
         over = self._done()  # over before the learner's first decision: only pay out

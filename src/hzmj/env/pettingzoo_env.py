@@ -53,9 +53,12 @@ class HzmjAECEnv(AECEnv):  # type: ignore[misc]
         self._rewarded = False
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
+        """Every agent's: ``Dict(observation=Box(0, 4, (14, 34), float32),
+        action_mask=MultiBinary(74))``."""
         return self._obs_space
 
     def action_space(self, agent: str) -> spaces.Space[Any]:
+        """Every agent's: ``Discrete(74)``, the indices of :mod:`hzmj.env.encoding`."""
         return self._act_space
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -136,6 +139,8 @@ class HzmjAECEnv(AECEnv):  # type: ignore[misc]
             self._select()
 
     def render(self) -> str | None:
+        """One line of text (``"ansi"``): hand number, dealer, level, live tiles and
+        points; ``None`` before ``reset`` or after ``close``."""
         if self.match is None:
             return None
         lines = [f"hand {self.match.hand_no} dealer {self.match.dealer} level {self.match.level}"
@@ -143,6 +148,7 @@ class HzmjAECEnv(AECEnv):  # type: ignore[misc]
         return "\n".join(lines)
 
     def close(self) -> None:
+        """Drop the match; ``reset`` starts a new one."""
         self.match = None
 
 

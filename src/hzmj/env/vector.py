@@ -63,20 +63,25 @@ from hzmj.rules import Rules
 from hzmj.shown import shown
 
 _SEED_BITS = 63
+MAX_TABLES = 65_536
+"""Tables one env holds at most: each takes about 18 kB (its match, its rows of the
+batched spaces), so this many is about 1.2 GB, and a step of them all a second or more of
+Python; a learner wanting more runs several envs in several processes."""
 
 Obs = dict[str, npt.NDArray[Any]]
 
 
 class HzmjVectorEnv(VectorEnv[Obs, npt.NDArray[np.int64], npt.NDArray[Any]]):
-    """See the module docstring.  ``ValueError`` unless ``num_tables`` and ``max_hands``
-    (or ``None``: whole matches) are whole numbers ≥ 1; ``step`` before ``reset`` is a
-    ``RuntimeError``."""
+    """See the module docstring.  ``ValueError`` unless ``num_tables`` is a whole number
+    from 1 to :data:`MAX_TABLES` and ``max_hands`` one ≥ 1 (or ``None``: whole matches);
+    ``TypeError`` for ``rules`` that are no :class:`~hzmj.rules.Rules`; ``step`` before
+    ``reset`` is a ``RuntimeError``."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
     def __init__(self, num_tables: int, rules: Rules | None = None,
                  max_hands: int | None = None) -> None:
-        self.num_tables = self.num_envs = count_of("num_tables", num_tables)
+        self.num_tables = self.num_envs = count_of("num_tables", num_tables, MAX_TABLES)
         self.rules = rules_of(rules)
         self.max_hands = None if max_hands is None else count_of("max_hands", max_hands)
         self.single_observation_space = spaces.Dict({
