@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import test_web as web
-from test_web import ARTIFACTS, BOT, CHROMIUM, _Server, find_seed, shot, sync_api
+from test_web import ARTIFACTS, CHROMIUM, _Server, find_seed, shot, sync_api
 
 # tests/test_web.py's table servers (with bots, and with bots that do not pause), its
 # Chromium and its fresh pages
@@ -36,29 +36,6 @@ def phone(browser: Any, width: int, height: int, lang: str = "zh") -> Any:
     page = ctx.new_page()
     page.set_default_timeout(15000)
     return page
-
-
-def table_with_bots(page: Any, base: str, seed: int, options: dict[str, str] | None = None,
-                    numbers: dict[str, int] | None = None) -> str:
-    """A room made in the lobby (in the page's language), seats 1-3 given bots, started:
-    its id once your hand shows."""
-    page.goto(base + "/")
-    page.fill("#player-name", "Alice")
-    for key, value in (options or {}).items():
-        page.select_option(f"#opt-{key}", value)
-    for key, number in (numbers or {}).items():
-        page.fill(f"#opt-{key}", str(number))
-    page.click("details.advanced summary")
-    page.fill("#opt-seed", str(seed))
-    page.click("button.create-room")
-    page.wait_for_url("**/room/**")
-    for left in (2, 1, 0):
-        page.locator("select.bot-level:not(.swap-bot)").first.select_option(BOT)
-        page.locator("button.add-bot").first.click()
-        sync_api.expect(page.locator("button.add-bot")).to_have_count(left)
-    page.click("button.start")
-    page.wait_for_selector(".hand .hand-tile")
-    return str(page.url.rsplit("/", 1)[1])
 
 
 # ------------------------------------------------------------------ words whole
@@ -138,7 +115,7 @@ def test_the_english_header_keeps_to_one_row_on_a_phone(
         page.wait_for_selector("form.create button")
         for where in ("lobby", "table"):
             if where == "table":
-                table_with_bots(page, server.base, 3)
+                web.create_room_with_bots(page, server.base, 3)
             header = page.locator("header.top")
             sync_api.expect(header.locator("a.home")).to_contain_text("Mahjong")
             boxes = page.evaluate("""() => [...document.querySelectorAll(
@@ -162,9 +139,9 @@ def test_the_english_header_keeps_to_one_row_on_a_phone(
 def finish_a_short_match(page: Any, base: str) -> str:
     """A points match at base score 40 under 托管 (a win or two ends it): the room id once
     the final table shows."""
-    room_id = table_with_bots(page, base, find_seed("win", 45, stop_at_pong=False),
-                              options={"match_mode": '"points"', "start_points": "40"},
-                              numbers={"base_score": 40})
+    room_id = web.create_room_with_bots(page, base, find_seed("win", 45, stop_at_pong=False),
+                                        options={"match_mode": '"points"', "start_points": "40"},
+                                        numbers={"base_score": 40})
     page.locator("label.auto input").click()
     final = page.locator("dialog.modal table.final")
     deadline = time.time() + 180
@@ -257,7 +234,7 @@ def test_a_landscape_phone_shows_every_other_seats_discards(
     try:
         page = ctx.new_page()
         page.set_default_timeout(15000)
-        table_with_bots(page, fast_server.base, 1)
+        web.create_room_with_bots(page, fast_server.base, 1)
         page.wait_for_selector(".hand-tile.playable")
         assert page.evaluate(HIDDEN) == []
         play_to_wall(page, 8)
@@ -292,7 +269,7 @@ def test_a_portrait_phone_keeps_the_hand_on_screen_late_in_a_hand(
     theirs is under it."""
     page = phone(browser, 375, 667)
     try:
-        table_with_bots(page, fast_server.base, 1)
+        web.create_room_with_bots(page, fast_server.base, 1)
         play_to_wall(page, 8)
         page.wait_for_timeout(300)
         # the table runs past the screen's foot: your area, its last row, would be below it
@@ -319,7 +296,7 @@ def test_a_laptop_table_fills_the_window_with_larger_tiles(
     wide.  It fills the window's height now: your area ends near the window's foot, your
     tiles are larger, and so are the discards."""
     page = page_at(1280, 800)
-    table_with_bots(page, fast_server.base, 3)
+    web.create_room_with_bots(page, fast_server.base, 3)
     page.wait_for_selector(".hand-tile.playable")
     own = page.locator(".own-area").bounding_box()
     assert own is not None and 740 <= own["y"] + own["height"] <= 800, own
@@ -360,8 +337,8 @@ def test_a_laptops_claim_bar_stays_in_the_window(server: _Server, page_at: Any) 
     the window's foot: Pong and Pass were out of sight for the claim window.  The bar is one
     row and keeps to the window's foot; your hand stays whole above it."""
     page = page_at(1280, 800)
-    table_with_bots(page, server.base, find_seed("pong", 12, stop_at_pong=True),
-                    numbers={"claim_seconds": 20, "turn_seconds": 90})
+    web.create_room_with_bots(page, server.base, find_seed("pong", 12, stop_at_pong=True),
+                              numbers={"claim_seconds": 20, "turn_seconds": 90})
     web.play_until(page, ".claim-pong", 120, keyboard=False, app=server.app)
     page.evaluate("window.scrollTo(0, 0)")  # as the window is, unscrolled
     for button in (".claim-pong", ".claim-pass"):
@@ -410,7 +387,7 @@ def test_between_hands_ready_stays_on_a_phones_screen(
     with nothing saying why.  The bar keeps to the screen's top."""
     page = phone(browser, width, height)
     try:
-        table_with_bots(page, server.base, find_seed("win", 80, stop_at_pong=False))
+        web.create_room_with_bots(page, server.base, find_seed("win", 80, stop_at_pong=False))
         web.play_until(page, "dialog.modal .settlement", 120, keyboard=False, app=server.app)
         page.keyboard.press("Escape")
         sync_api.expect(page.locator("dialog.modal")).to_have_count(0)
@@ -432,7 +409,7 @@ def test_a_ready_hand_is_not_the_ready_button_in_english(server: _Server, page_a
     page.add_init_script("localStorage.setItem('hzmj.lang', 'en')")
     page.route("**/api/rooms/*/hints", lambda route: route.fulfill(
         json={"shanten": 0, "discards": [], "suggestion": None}))
-    table_with_bots(page, server.base, 3)
+    web.create_room_with_bots(page, server.base, 3)
     sync_api.expect(page.locator(".hint-panel .shanten")).to_have_text("听牌 (ready hand)")
 
 
@@ -443,7 +420,7 @@ def test_a_landscape_phones_toolbar_is_in_your_area(server: _Server, browser: An
     using it leaves the table where it is; its phrases open upwards, on screen."""
     page = phone(browser, 844, 390)
     try:
-        table_with_bots(page, server.base, find_seed("win", 80, stop_at_pong=False))
+        web.create_room_with_bots(page, server.base, find_seed("win", 80, stop_at_pong=False))
         page.wait_for_selector(".hand-tile.playable")
         tools = (".own-area .toolbar > label.auto, .own-area .toolbar > button, "
                  ".own-area .toolbar > details > summary")
@@ -475,7 +452,7 @@ def test_a_dropped_network_is_said_on_a_phones_screen(server: _Server, browser: 
     said.  The banner keeps to the screen's top until the network is back."""
     page = phone(browser, 375, 667)
     try:
-        table_with_bots(page, server.base, 3)
+        web.create_room_with_bots(page, server.base, 3)
         page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
         page.wait_for_function("scrollY > 40")
         page.context.set_offline(True)
@@ -493,7 +470,7 @@ def test_a_phrase_bubble_stays_while_the_table_moves(server: _Server, page_at: A
     tests/test_web.py's phrase test could see it: that test failed now and then).  The
     bubble stays its few seconds however the table moves."""
     page = page_at(1280, 800)
-    table_with_bots(page, server.base, 3, numbers={"turn_seconds": 90})
+    web.create_room_with_bots(page, server.base, 3, numbers={"turn_seconds": 90})
     page.wait_for_selector(".hand-tile.playable", timeout=60000)
     page.click("details.phrases summary")
     page.locator("button.phrase").nth(1).click()
@@ -516,7 +493,7 @@ def test_a_spectator_sees_no_empty_hint_box(server: _Server, page_at: Any) -> No
     """The centre's hint panel is a seated player's (waits, shanten, the suggestion); a
     spectator's table showed it as an empty box under the wall's count."""
     owner = page_at(1280, 800)
-    room_id = table_with_bots(owner, server.base, 3)
+    room_id = web.create_room_with_bots(owner, server.base, 3)
     sync_api.expect(owner.locator(".area-centre .hint-panel")).to_have_count(1)
     watcher = page_at(1280, 800)
     watcher.goto(f"{server.base}/room/{room_id}")

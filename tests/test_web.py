@@ -14,7 +14,7 @@ import re
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -189,10 +189,11 @@ def no_horizontal_scroll(page: Any) -> bool:
 
 def create_room_with_bots(page: Any, base: str, seed: int,
                           options: dict[str, str] | None = None,
-                          waiting_shot: str | None = None,
-                          numbers: dict[str, int] | None = None) -> str:
-    """Create a room through the lobby (``options`` picked from selects, ``numbers``
-    typed into number fields), fill seats 1–3 with bots, start; the room id."""
+                          numbers: dict[str, int] | None = None,
+                          in_waiting_room: Callable[[Any], None] | None = None) -> str:
+    """Create a room through the lobby in the page's language (``options`` picked from
+    selects, ``numbers`` typed into number fields), fill seats 1–3 with bots, call
+    ``in_waiting_room(page)`` if given, start: the room id once your hand shows."""
     page.goto(base + "/")
     page.fill("#player-name", "Alice")
     for key, value in (options or {}).items():
@@ -203,19 +204,13 @@ def create_room_with_bots(page: Any, base: str, seed: int,
     page.fill("#opt-seed", str(seed))
     page.click("button.create-room")
     page.wait_for_url("**/room/**")
-    room_id = page.url.rsplit("/", 1)[1]
-    # the rules as a readable summary, not key=value pairs
-    rules = page.locator(".rules-line")
-    sync_api.expect(rules).to_contain_text("4人")
-    sync_api.expect(rules).to_contain_text("不封顶")
-    sync_api.expect(rules).not_to_contain_text("=")
-    sync_api.expect(page.locator("button.copy-link svg.icon-copy")).to_have_count(1)
+    room_id = str(page.url.rsplit("/", 1)[1])
     for left in (2, 1, 0):
         page.locator("select.bot-level:not(.swap-bot)").first.select_option(BOT)
         page.locator("button.add-bot").first.click()
         sync_api.expect(page.locator("button.add-bot")).to_have_count(left)
-    if waiting_shot:
-        shot(page, waiting_shot)
+    if in_waiting_room:
+        in_waiting_room(page)
     page.click("button.start")
     page.wait_for_selector(".hand .hand-tile")
     return room_id
@@ -305,10 +300,20 @@ def hand_tiles(page: Any) -> list[str]:
 # ------------------------------------------------------------------ tests
 
 
+def waiting_room_checks(page: Any) -> None:
+    """The rules as a readable summary, not key=value pairs; the link's copy button."""
+    rules = page.locator(".rules-line")
+    sync_api.expect(rules).to_contain_text("4人")
+    sync_api.expect(rules).to_contain_text("不封顶")
+    sync_api.expect(rules).not_to_contain_text("=")
+    sync_api.expect(page.locator("button.copy-link svg.icon-copy")).to_have_count(1)
+    shot(page, "waiting.png")
+
+
 def test_lobby_bots_and_a_whole_hand_to_the_settlement(server: _Server, page_at: Any) -> None:
     seed = find_seed("win", 45, stop_at_pong=False)
     page = page_at(1280)
-    room_id = create_room_with_bots(page, server.base, seed, waiting_shot="waiting.png")
+    room_id = create_room_with_bots(page, server.base, seed, in_waiting_room=waiting_room_checks)
     sync_api.expect(page.locator(".live-count")).not_to_be_empty()
     sync_api.expect(page.locator(".caishen-box .tile.caishen")).to_have_count(1)
     sync_api.expect(page.locator(".badge-dealer")).to_have_count(1)
