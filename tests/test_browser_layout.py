@@ -521,3 +521,29 @@ def test_the_games_name_keeps_its_space(server: _Server, browser: Any, width: in
                 path, a, b)
     finally:
         page.context.close()
+
+
+# ------------------------------------------------------------------ the lobby
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_lobbys_refresh_is_a_button_like_the_others(
+        server: _Server, browser: Any, lang: str) -> None:
+    """刷新 (Refresh) sat inside the rooms' heading and took its font: 1.5 em, bold, a
+    heading rather than a button.  It is drawn as 创建 (Create) is."""
+    page = phone(browser, 390, 844, lang)
+    try:
+        page.goto(server.base + "/")
+        fonts = page.wait_for_function("""() => {
+          const [a, b] = ['button.refresh', 'button.create-room']
+            .map((s) => document.querySelector(s));
+          if (!a || !b) return null;
+          const font = (n) => [getComputedStyle(n).fontSize, getComputedStyle(n).fontFamily];
+          return [font(a), font(b), getComputedStyle(a).fontWeight,
+                  a.closest('h2') === null];
+        }""").json_value()
+        refresh, create, weight, outside_heading = fonts
+        assert refresh == create, fonts
+        assert weight == "400" and outside_heading, fonts
+    finally:
+        page.context.close()

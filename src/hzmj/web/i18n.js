@@ -190,7 +190,7 @@ const STRINGS = {
   status_over: ["已结束", "finished"],
   open: ["打开", "Open"],
   rules_link: ["规则", "Rules"],
-  rules_file: ["docs/rules.zh.md", "docs/rules.md"],
+  rules_book: ["杭州麻将规则全文", "The rules of Hangzhou Mahjong"],
   rule_ref: ["规则 {0}", "rule {0}"],
   mute: ["静音", "Mute"],
   sound: ["声音", "Sound"],
