@@ -893,7 +893,11 @@ def test_two_people_and_two_bots_through_the_ready_gate(
     sync_api.expect(bob.locator(".ready-help")).to_contain_text("准备")
     picker = alice.locator(".seat-slot[data-seat='3'] select.bot-level option")
     assert picker.evaluate_all("os => os.map(o => o.value)") == [
-        "efficiency", "strong", "expert", "random"]  # never the oracle
+        "efficiency", "strong", "random", "expert"]  # never the oracle
+    # the search bot (expert) is no stronger than 高手 (docs/bots.md): it was labelled 专家
+    # (Expert); it is named for what it does, last and marked experimental
+    assert picker.evaluate_all("os => os.map(o => o.textContent)") == [
+        "效率机器人", "高手机器人", "随机机器人", "搜索机器人（实验）"]
     sync_api.expect(alice.locator(".seat-slot[data-seat='1']")).to_contain_text("Bob")
     bob.click("button.toggle-ready")
     sync_api.expect(alice.locator(".seat-slot[data-seat='1'] .chip-ready")).to_be_visible()

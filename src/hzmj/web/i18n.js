@@ -257,7 +257,10 @@ const STRINGS = {
   review_only_move: ["AI 只考虑这一步（其他选择明显更差）。", "The AI considered only this move (the others are clearly worse)."],
   ai_pick: ["AI 首选", "AI's pick"],
   win_self: ["自摸胡", "Self-draw win"],
-  bot_expert: ["专家", "Expert"],
+  // docs/bots.md measures the search bot no stronger than 高手 (strong): named for what it
+  // does, and marked experimental where it is chosen
+  bot_expert: ["搜索", "Search"],
+  experimental: ["（实验）", " (experimental)"],
   owner_no_ready: ["房主无需准备", "the owner needs no ready mark"],
   owner_start_help: ["座位坐满后点“开始”即可开局（机器人也算）；其他玩家的“准备”只是告诉你他们已就绪。",
     "Press Start once every seat is filled (bots count); the other players' Ready only tells you they are set."],

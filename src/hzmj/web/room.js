@@ -12,8 +12,10 @@ import {
 } from "./render.js";
 import { tileElement, tileLabel } from "./tiles.js";
 
-// the bots a seat may have (the server refuses the oracle: it sees every tile)
-const BOTS = ["efficiency", "strong", "expert", "random"];
+// the bots a seat may have (the server refuses the oracle: it sees every tile), the
+// experimental search bot last (docs/bots.md: it does not beat the strong bot)
+const BOTS = ["efficiency", "strong", "random", "expert"];
+const EXPERIMENTAL_BOTS = ["expert"];
 // a phone on its side (style.css sizes the table to the screen there)
 const LANDSCAPE_PHONE = window.matchMedia("(max-height: 500px) and (orientation: landscape)");
 const LOG_LINES = 200; // the log's lines kept (the table shows the last three, 记录 all)
@@ -658,7 +660,8 @@ export class RoomPage {
     const seated = mySeat !== undefined && mySeat !== null;
     const isOwner = room.seats.find((s) => s.seat === mySeat)?.owner && this.token;
     const botPick = (selected) => h("select.bot-level", { "aria-label": t("bot_level") },
-      BOTS.map((b) => h("option", { value: b, selected: b === selected ? true : null }, botName(b))));
+      BOTS.map((b) => h("option", { value: b, selected: b === selected ? true : null },
+        EXPERIMENTAL_BOTS.includes(b) ? `${botName(b)}${t("experimental")}` : botName(b))));
     const seats = room.seats.map((s) => {
       const free = s.name === null && !s.bot;
       const parts = [];
