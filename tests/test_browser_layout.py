@@ -66,7 +66,7 @@ def test_a_wild_and_a_stand_ins_captions_break_between_words(
         server: _Server, browser: Any, lang: str) -> None:
     """The settlement's winning hand captions a 财神 with the tile it played as and a white
     dragon standing in for the 财神 kind (RULES §5.1, §5.2).  On a phone the English caption
-    "as 5 characters" broke mid-word ("charac" over "ters"): it breaks between words now,
+    "as 5 Characters" broke mid-word ("charac" over "ters"): it breaks between words now,
     a long word widening its tile's column, and stays inside the sheet."""
     page = phone(browser, 390, 844, lang)
     page.goto(server.base + "/")
@@ -87,7 +87,7 @@ def test_a_wild_and_a_stand_ins_captions_break_between_words(
     roles = page.locator("dialog.modal .role")
     sync_api.expect(roles).to_have_count(3)
     if lang == "en":
-        sync_api.expect(roles.nth(1)).to_have_text("white dragon as 5 characters")
+        sync_api.expect(roles.nth(1)).to_have_text("White Dragon as 5 Characters")
     assert page.evaluate(BROKEN_WORDS, "dialog.modal .role") == []
     # the captions stay inside the sheet: nothing scrolls sideways
     assert page.evaluate("""() => { const d = document.querySelector('dialog.modal');
@@ -547,3 +547,39 @@ def test_the_lobbys_refresh_is_a_button_like_the_others(
         assert weight == "400" and outside_heading, fonts
     finally:
         page.context.close()
+
+
+# ------------------------------------------------------------------ words
+
+
+def test_the_english_ui_names_tiles_as_players_do(server: _Server, page_at: Any) -> None:
+    """English named tiles "1 dots", "5 characters", "Red" and "East": a tile is "1 Dot",
+    "2 Dots", "5 Characters", "7 Bamboo", "East Wind", "Red Dragon" wherever the English UI
+    names one (the log, a tile's label, a stand-in's); a tile drawn with no language
+    given (the deal's banner) is named in the UI's."""
+    page = page_at(390, 844)
+    page.goto(server.base + "/")
+    page.wait_for_selector("form.create button")
+    got = page.evaluate("""async () => {
+      const { setLang } = await import('/static/i18n.js');
+      const { tileElement, tileLabel } = await import('/static/tiles.js');
+      const { eventLine } = await import('/static/render.js');
+      setLang('en');
+      const kinds = ['1p', '2p', '1m', '5m', '1s', '7s', '1z', '4z', '5z', '6z', '7z'];
+      const label = (n) => n.getAttribute('aria-label');
+      return {
+        names: kinds.map((k) => tileLabel(k)),
+        unlabelled: label(tileElement('7z', { small: true })),
+        standIn: label(tileElement('5z', { caishen: '5m', standIn: true })),
+        wild: label(tileElement('2p', { caishen: '2p' })),
+        log: eventLine({ n: 2 }, { type: 'discard', seat: 0, tile: '1p' }, ['Alice', 'Bob']),
+      };
+    }""")
+    assert got == {
+        "names": ["1 Dot", "2 Dots", "1 Character", "5 Characters", "1 Bamboo", "7 Bamboo",
+                  "East Wind", "North Wind", "White Dragon", "Green Dragon", "Red Dragon"],
+        "unlabelled": "Red Dragon",
+        "standIn": "White Dragon = 5 Characters",
+        "wild": "2 Dots (wild)",
+        "log": "seat 1 Alice discards 1 Dot",
+    }

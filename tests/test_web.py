@@ -1258,7 +1258,7 @@ def test_sound_icon_one_banner_at_a_time_and_the_tables_words(
     """The sound switch is drawn (the 🔊 emoji was a box where no emoji font is installed);
     a new banner replaces the one still shown (a bot's 碰 and yours, or a win and the next
     deal, overlapped unreadably); the English table says "Wall", "level 1", "You", and its
-    log reads as sentences ("Bob Discard 5 dots"); a self-draw is logged as 自摸, not 胡."""
+    log reads as sentences ("Bob Discard 5 Dots"); a self-draw is logged as 自摸, not 胡."""
     page = page_at(390, 844)
     page.goto(server.base + "/")
     mute = page.locator("button.mute")
@@ -1288,7 +1288,7 @@ def test_sound_icon_one_banner_at_a_time_and_the_tables_words(
       return { shown, lines, words };
     }""")
     assert got["shown"] == ["乙 碰!"]
-    assert got["lines"] == ["seat 2 Bob discards 5 dots", "seat 1 Alice pongs East",
+    assert got["lines"] == ["seat 2 Bob discards 5 Dots", "seat 1 Alice pongs East Wind",
                             "seat 2 Bob wins by self-draw: 平胡", "2号位 Bob 自摸 平胡",
                             "2号位 Bob 胡 平胡"]
     assert got["words"] == ["Wall", "level 1", "You"]

@@ -105,7 +105,7 @@ export function eventFeedback(board, e, who, mine) {
         h("div.fx-dice", {}, `${t("dice")} `, dice, ` = ${(e.dice || []).reduce((a, x) => a + x, 0)}`),
         e.indicator ? h("div.fx-flip", {}, `${t("flip")} `, tileElement(e.indicator, { small: true }),
           " → ", `${bi("财神", "wild")} `, tileElement(e.caishen, { small: true, caishen: e.caishen }))
-          : h("div.fx-flip", {}, `${bi("白板财神", "white dragons are wild")}`)], "deal", 2200);
+          : h("div.fx-flip", {}, `${bi("白板财神", "White Dragons are wild")}`)], "deal", 2200);
       return;
     }
     case "discard":

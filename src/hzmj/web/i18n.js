@@ -69,7 +69,7 @@ const STRINGS = {
   chow: ["吃", "Chow"],
   pass: ["过", "Pass"],
   discard: ["打出", "Discard"],
-  // the table's log: "seat 2 Bob discards 5 dots"
+  // the table's log: "seat 2 Bob discards 5 Dots"
   log_discard: ["打出", "discards"],
   log_chow: ["吃", "chows"],
   log_pong: ["碰", "pongs"],
@@ -205,7 +205,7 @@ const STRINGS = {
   winning_hand: ["胡牌", "Winning hand"],
   baotou_line: ["爆头：将（对子）= 胡的那张 + 一张财神，×2 起", "爆头 (baotou): the pair is the winning tile plus a 财神; ×2 and up"],
   plays_as: ["当{0}", "as {0}"],
-  standin_note: ["白板当{0}", "white dragon as {0}"],
+  standin_note: ["白板当{0}", "White Dragon as {0}"],
   share_formula: ["{0} × M {1} × 底分 {2}", "{0} × M {1} × base {2}"],
   factor_line: ["庄家倍数", "Dealer factor"],
   m_line: ["番数 M", "Multiplier M"],
@@ -297,7 +297,7 @@ export const OPTION_LABELS = {
 
 export const VALUE_LABELS = {
   match_mode: { hands: ["打局", "fixed hands"], points: ["打分", "until broke"] },
-  caishen_mode: { flip: ["翻财神", "flip"], white: ["白板财神", "white dragons"] },
+  caishen_mode: { flip: ["翻财神", "flip"], white: ["白板财神", "White Dragons"] },
   dealer_start_level: { 1: ["平庄起", "level 1"], 2: ["篤二老庄", "level 2"], 3: ["篤三老庄", "level 3"] },
   discard_win: { false: ["自摸胡", "self-draw only"], true: ["庄闲放铳", "discard wins (level 3)"] },
   cap: { null: ["不封顶", "none"] },
@@ -394,7 +394,7 @@ export function rulesSummary(r) {
   }
   parts.push(zh ? `底分${r.base_score}` : `base score ${r.base_score}`);
   parts.push(zh ? v("caishen_mode") : r.caishen_mode === "flip" ? "flipped wild (翻财神)"
-    : "white dragons wild (白板财神)");
+    : "White Dragons wild (白板财神)");
   parts.push(zh ? v("dealer_start_level") : `dealer starts at level ${r.dealer_start_level}`);
   parts.push(zh ? v("discard_win") : r.discard_win ? "discard wins at level 3" : "self-draw wins only");
   parts.push(zh ? (r.three_tan_contract ? "三摊承包" : "无三摊承包")
