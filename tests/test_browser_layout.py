@@ -99,15 +99,33 @@ def test_a_wild_and_a_stand_ins_captions_break_between_words(
 # ------------------------------------------------------------------ the header
 
 
-@pytest.mark.parametrize("touch", [True, False])
-def test_the_english_header_keeps_to_one_row_on_a_phone(
-        server: _Server, browser: Any, touch: bool) -> None:
+# One row: every child of ``selector`` shares the row's middle band (within 12 px), and is
+# inside the screen's width.  Returns [text, middle, left, right] of each.
+ROW = """(selector) => [...document.querySelectorAll(selector)].map((n) => {
+  const r = n.getBoundingClientRect();
+  return [n.textContent.slice(0, 20), (r.top + r.bottom) / 2, r.left, r.right]; })"""
+
+
+def one_row(page: Any, selector: str, width: int) -> bool:
+    boxes = page.evaluate(ROW, selector)
+    middles = [middle for _, middle, _, _ in boxes]
+    return bool(boxes) and max(middles) - min(middles) <= 12 and all(
+        left >= 0 and right <= width for *_, left, right in boxes)
+
+
+@pytest.mark.parametrize("width, touch, lang", [
+    (390, True, "en"), (390, False, "en"), (320, True, "en"), (320, True, "zh")])
+def test_the_header_and_the_toolbar_keep_to_one_row_on_a_phone(
+        server: _Server, browser: Any, width: int, touch: bool, lang: str) -> None:
     """At 390 px the English header ("Hangzhou Mahjong", My matches, Sign in, Rules, the
-    sound and 中文) wrapped onto a second row; it keeps to one, on the lobby and at the
-    table, every link and button whole and on screen."""
-    ctx = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=touch,
+    sound and 中文) wrapped onto a second row, and at 320 px it did in both languages; it
+    keeps to one, on the lobby and at the table, every link and button whole and on screen
+    ("My matches" its icon at 320 px, "English" "EN", each still named).  The English
+    toolbar (Auto-play, Suggest, Scores, Log, Phrases, Leave) took two rows at 390 px: it
+    reads Auto, Hint, Scores, Log, Chat, Leave, on one."""
+    ctx = browser.new_context(viewport={"width": width, "height": 844}, has_touch=touch,
                               is_mobile=touch)
-    ctx.add_init_script("localStorage.setItem('hzmj.lang', 'en')")
+    ctx.add_init_script(f"localStorage.setItem('hzmj.lang', '{lang}')")
     try:
         page = ctx.new_page()
         page.set_default_timeout(15000)
@@ -117,18 +135,22 @@ def test_the_english_header_keeps_to_one_row_on_a_phone(
             if where == "table":
                 web.create_room_with_bots(page, server.base, 3)
             header = page.locator("header.top")
-            sync_api.expect(header.locator("a.home")).to_contain_text("Mahjong")
-            boxes = page.evaluate("""() => [...document.querySelectorAll(
-                'header.top a, header.top button')].map((n) => {
-              const r = n.getBoundingClientRect();
-              return [n.textContent, r.top, r.bottom, r.left, r.right]; })""")
-            # one row: every link and button shares the row's middle band
-            middles = [(top + bottom) / 2 for _, top, bottom, _, _ in boxes]
-            assert max(middles) - min(middles) <= 12, (where, boxes)
-            assert all(left >= 0 and right <= 390 for *_, left, right in boxes), boxes
+            sync_api.expect(header.locator("a.home")).to_contain_text(
+                "Mahjong" if lang == "en" else "麻将")
+            assert one_row(page, "header.top a, header.top button", width), (
+                where, page.evaluate(ROW, "header.top a, header.top button"))
             assert page.evaluate(BROKEN_WORDS, "header.top a:not(.home), header.top button") == []
             assert header.bounding_box()["height"] <= 56, header.bounding_box()
-            header.screenshot(path=str(ARTIFACTS / f"layout-header-en-390-{where}.png"))
+            # a link or button shown as its icon or short form keeps its name
+            names = page.evaluate("""() => [...document.querySelectorAll(
+                'header.top a, header.top button')].map((n) => n.getAttribute('aria-label')
+                  || n.innerText.trim())""")
+            assert ("My matches" if lang == "en" else "我的对局") in names, names
+            assert ("中文" if lang == "en" else "English") in names, names
+            header.screenshot(path=str(ARTIFACTS / f"layout-header-{lang}-{width}-{where}.png"))
+        if width == 390:
+            sync_api.expect(page.locator(".toolbar label.auto")).to_have_text(" Auto")
+            assert one_row(page, ".toolbar > *", width), page.evaluate(ROW, ".toolbar > *")
     finally:
         ctx.close()
 

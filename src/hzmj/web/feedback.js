@@ -44,8 +44,10 @@ export function headerTools(rerender, toggleLang) {
     h("button.mute", { onclick: toggleMute, "aria-pressed": muted() ? "true" : "false",
       title: t("sound"), "aria-label": t("sound") },
     icon(muted() ? "mute" : "sound"), h("span.label", {}, t(muted() ? "mute" : "sound"))),
+    // at 320 px "English" is "EN" (the header wrapped onto a second row)
     h("button.lang", { onclick: toggleLang, lang: t("lang") === "English" ? "en" : "zh-CN",
-      title: "中文 / English" }, t("lang")));
+      title: "中文 / English", "aria-label": t("lang") },
+    h("span.label", {}, t("lang")), h("span.label-short", { "aria-hidden": "true" }, t("lang_short"))));
 }
 
 let audio = null;

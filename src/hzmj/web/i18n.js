@@ -4,6 +4,7 @@
 const STRINGS = {
   title: ["杭州麻将", "Hangzhou Mahjong"],
   lang: ["English", "中文"],
+  lang_short: ["EN", "中文"],
   lobby: ["大厅", "Lobby"],
   create_room: ["创建房间", "Create a room"],
   room_name: ["房间名", "Room name"],
@@ -54,9 +55,12 @@ const STRINGS = {
   lock: ["锁", "lock"],
   locked_by: ["{0} 打财神：抓打圈", "{0} discarded the wild: others draw-and-discard"],
   auto: ["托管", "Auto-play"],
+  // the toolbar's switch (its title says what it does): the English toolbar took two rows
+  // at 390 px
+  auto_switch: ["托管", "Auto"],
   auto_by_server: ["你超时或掉线了，现由机器人托管；取消勾选“托管”即可自己打",
-    "You ran out of time or lost the connection, so a bot plays for you (托管); untick Auto-play to play again"],
-  hint: ["提示", "Suggest"],
+    "You ran out of time or lost the connection, so a bot plays for you (托管); untick Auto to play again"],
+  hint: ["提示", "Hint"],
   shanten: ["向听", "Shanten"],
   tenpai: ["听牌", "Ready hand"],
   waits: ["听", "Waits"],
@@ -194,7 +198,7 @@ const STRINGS = {
   rule_ref: ["规则 {0}", "rule {0}"],
   mute: ["静音", "Mute"],
   sound: ["声音", "Sound"],
-  phrases: ["快捷语", "Phrases"],
+  phrases: ["快捷语", "Chat"],
   autoplay: ["自动播放", "Autoplay"],
   pause: ["暂停", "Pause"],
   speed: ["速度", "Speed"],

@@ -748,8 +748,9 @@ export class RoomPage {
     const myReady = gate && seated && gate.ready.includes(b.seat);
     const spectators = this.room?.spectators || 0;
     const toolbar = h("div.toolbar", {},
-      seated ? h("label.auto", {}, h("input", { type: "checkbox", checked: this.autoOn || null,
-        onchange: () => this.toggleAuto() }), ` ${t("auto")}`) : h("span.spectating", {}, t("spectating")),
+      seated ? h("label.auto", { title: t("auto") }, h("input", { type: "checkbox",
+        checked: this.autoOn || null, onchange: () => this.toggleAuto() }), ` ${t("auto_switch")}`)
+        : h("span.spectating", {}, t("spectating")),
       seated ? h("button.suggest", { onclick: () => this.showSuggestion(),
         title: this.hintsAvailable ? null : t("no_hints"),
         disabled: this.prompt && this.hintsAvailable ? null : true }, t("hint")) : null,
