@@ -605,3 +605,37 @@ def test_the_english_ui_names_tiles_as_players_do(server: _Server, page_at: Any)
         "wild": "2 Dots (wild)",
         "log": "seat 1 Alice discards 1 Dot",
     }
+
+
+@pytest.mark.parametrize("width, height, lang", [(844, 390, "zh"), (390, 844, "en")])
+def test_the_waiting_rooms_start_is_on_screen(
+        server: _Server, browser: Any, width: int, height: int, lang: str) -> None:
+    """On a landscape phone the owner's 开始 (Start) was below the fold, under the link, its
+    QR code and the seats (in English on a portrait phone too): it keeps to the screen's
+    foot with 离开, wherever the page is scrolled, and at the page's end covers nothing."""
+    page = phone(browser, width, height, lang)
+    try:
+        page.goto(server.base + "/")
+        page.fill("#player-name", "Alice")
+        page.click("button.create-room")
+        page.wait_for_url("**/room/**")
+        for left in (2, 1, 0):
+            page.locator("button.add-bot").first.click()
+            sync_api.expect(page.locator("button.add-bot")).to_have_count(left)
+        start = page.locator("button.start")
+        sync_api.expect(start).to_be_enabled()
+        for where in ("0", "document.documentElement.scrollHeight"):
+            page.evaluate(f"window.scrollTo(0, {where})")
+            sync_api.expect(start).to_be_in_viewport(ratio=1)
+            sync_api.expect(page.locator(".waiting-actions button.leave")).to_be_in_viewport(
+                ratio=1)
+        # scrolled to the end, the last seat's buttons are above the bar, not under it
+        last = page.evaluate("""() => {
+          const r = [...document.querySelectorAll('.seat-slot')].pop().getBoundingClientRect();
+          return [r.bottom, document.querySelector('.waiting-actions').getBoundingClientRect().top];
+        }""")
+        assert last[0] <= last[1] + 1, last
+        page.evaluate("window.scrollTo(0, 0)")
+        shot(page, f"layout-waiting-start-{lang}-{width}.png")
+    finally:
+        page.context.close()

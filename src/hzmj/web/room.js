@@ -720,7 +720,7 @@ export class RoomPage {
       h("ul.seat-list", {}, seats),
       isOwner ? h("p.ready-help", {}, t("owner_start_help"))
         : seated ? h("p.ready-help", {}, t("player_ready_help")) : null,
-      h("p.buttons", {},
+      h("p.buttons.waiting-actions", {},
         isOwner ? h("button.start", { onclick: () => this.ownerCall("start", {}),
           disabled: room.free_seats.length ? true : null }, t("start")) : null,
         this.token ? h("button.leave", { onclick: () => this.leave() }, t("leave")) : null,
