@@ -198,6 +198,9 @@ def test_a_visitors_link_to_a_finished_room_opens_its_final_result(
     sync_api.expect(final.locator("tbody tr")).to_have_count(4)
     sync_api.expect(final).to_be_in_viewport()
     shot(visitor, f"layout-finished-link-{width}.png")
+    if width < 900:  # a finger's target: the step slider was 32 px tall
+        scrub = visitor.locator("input.scrub").bounding_box()
+        assert scrub is not None and scrub["height"] >= 44 and scrub["width"] >= 220, scrub
     visitor.locator(".replay-controls button.first").click()
     sync_api.expect(steps).to_contain_text(f"1 / {total}")
     sync_api.expect(visitor.locator(".final-box")).to_have_count(0)
