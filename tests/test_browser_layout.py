@@ -642,3 +642,74 @@ def test_the_waiting_rooms_start_is_on_screen(
         shot(page, f"layout-waiting-start-{lang}-{width}.png")
     finally:
         page.context.close()
+
+
+# Every text node under ``selector`` on one line: [text, lines] of those that are not.
+SPLIT_TEXT = """(selector) => {
+  const out = [];
+  for (const node of document.querySelectorAll(selector)) {
+    const walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
+    for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+      if (!text.data.trim()) continue;
+      const range = document.createRange();
+      range.selectNodeContents(text);
+      const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+      if (lines.size > 1) out.push([text.data, lines.size]);
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_deals_banner_is_as_wide_as_its_lines_on_a_phone(
+        server: _Server, browser: Any, lang: str) -> None:
+    """The deal's banner (第2局, the dice, the flip and the 财神) stood at the screen's
+    middle and so shrank to half its width: at 390 px "= 8" went under the dice and 财神
+    broke into 财 and 神 on two lines.  Each of its lines is whole, the banner on screen."""
+    page = phone(browser, 390, 844, lang)
+    try:
+        page.goto(server.base + "/")
+        page.wait_for_selector("form.create button")
+        page.evaluate("""async () => {
+          const { eventFeedback } = await import('/static/feedback.js');
+          eventFeedback({}, { type: 'hand_start', hand_no: 2, dice: [3, 5], indicator: '8p',
+            caishen: '9p' }, (i) => `seat ${i + 1}`, 0);
+        }""")
+        banner = page.locator(".fx-banner.fx-deal")
+        sync_api.expect(banner).to_be_visible()
+        assert page.evaluate(SPLIT_TEXT, ".fx-banner > div") == []
+        box = banner.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+    finally:
+        page.context.close()
+
+
+def test_a_phones_reading_and_advanced_show_they_open(server: _Server, browser: Any) -> None:
+    """On a touch screen the settlement's 牌型 (Reading) and the lobby's 高级 (Advanced),
+    made 40 px tall, lost their disclosure triangle: two words that did not look like they
+    open anything.  Each shows ▸, and ▾ once open."""
+    page = phone(browser, 390, 844)
+    try:
+        page.goto(server.base + "/")
+        page.wait_for_selector("form.create button")
+        page.evaluate("""async () => {
+          const { dialog, settlementElement } = await import('/static/render.js');
+          const board = { n: 4, seat: 0, caishen: '5m', rules: { caishen_mode: 'flip' } };
+          const he = { result: 'draw', dealer: 0, level: 1, payments: [], deltas: [0, 0, 0, 0],
+            points: [0, 0, 0, 0], notes: ['the wall is exhausted (§8.6)'], hands: {} };
+          dialog('settlement', settlementElement(board, he, ['A', 'B', 'C', 'D']), [['OK']]);
+        }""")
+        mark = """(selector) => {
+          const s = document.querySelector(selector);
+          const marker = getComputedStyle(s, '::marker').content;
+          const before = getComputedStyle(s, '::before').content;
+          return getComputedStyle(s).display === 'list-item' ? marker : before; }"""
+        reading = "dialog.modal details.notes summary"
+        assert page.evaluate(mark, reading) == '"▸"'
+        page.locator(reading).click()
+        assert page.evaluate(mark, reading) == '"▾"'
+        page.keyboard.press("Escape")
+        assert page.evaluate(mark, "details.advanced summary") == '"▸"'
+    finally:
+        page.context.close()
