@@ -713,3 +713,21 @@ def test_a_phones_reading_and_advanced_show_they_open(server: _Server, browser: 
         assert page.evaluate(mark, "details.advanced summary") == '"▸"'
     finally:
         page.context.close()
+
+
+@pytest.mark.parametrize("path", ["/", "/replay/no-such-room", "/account", "/matches"])
+def test_every_page_has_the_same_header(server: _Server, page_at: Any, path: str) -> None:
+    """The replay's header had no 我的对局 (My matches) or 登录 (Sign in), the account pages'
+    neither 规则 (Rules) nor the sound, and their language button no short form for a
+    320 px phone: every page's header has the same parts."""
+    page = page_at(1280, 800)
+    page.goto(server.base + path)
+    parts = ["a.home", "a.my-matches-link", "a.account-link", "a.rules-nav", "button.mute",
+             "button.lang .label-short"]
+    for part in parts:
+        sync_api.expect(page.locator(f"header.top {part}")).to_have_count(1)
+    # the account links keep to the right, beside the tools (account.css on every page)
+    page.wait_for_function("""() => {
+      const nav = document.querySelector('header.top .account-nav').getBoundingClientRect();
+      const tools = document.querySelector('header.top .header-tools').getBoundingClientRect();
+      return nav.left > 640 && tools.left - nav.right < 30; }""", timeout=5000)
