@@ -691,6 +691,15 @@ def test_the_deals_banner_is_as_wide_as_its_lines_on_a_phone(
         banner = page.locator(".fx-banner.fx-deal")
         sync_api.expect(banner).to_be_visible()
         assert page.evaluate(SPLIT_TEXT, ".fx-banner > div") == []
+        # a line that wraps keeps each tile beside its word (English put the 财神 (wild)
+        # tile on the next line, under the flipped one): [word's middle, tile's top, bottom]
+        pairs = page.evaluate("""() => [...document.querySelectorAll('.fx-flip > span')]
+          .map((n) => { const range = document.createRange();
+            range.selectNodeContents(n.firstChild);
+            const word = range.getBoundingClientRect();
+            const tile = n.querySelector('.tile').getBoundingClientRect();
+            return [(word.top + word.bottom) / 2, tile.top, tile.bottom]; })""")
+        assert len(pairs) == 2 and all(top <= mid <= bottom for mid, top, bottom in pairs), pairs
         box = banner.bounding_box()
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
     finally:

@@ -105,8 +105,10 @@ export function eventFeedback(board, e, who, mine) {
       const dice = (e.dice || []).map((d) => h("span.die", {}, "⚀⚁⚂⚃⚄⚅"[d - 1] || String(d)));
       banner([h("div", {}, t("hand_no", e.hand_no)),
         h("div.fx-dice", {}, `${t("dice")} `, dice, ` = ${(e.dice || []).reduce((a, x) => a + x, 0)}`),
-        e.indicator ? h("div.fx-flip", {}, `${t("flip")} `, tileElement(e.indicator, { small: true }),
-          " → ", `${bi("财神", "wild")} `, tileElement(e.caishen, { small: true, caishen: e.caishen }))
+        // each tile with its word: a phone's line broke between 财神 and its tile
+        e.indicator ? h("div.fx-flip", {},
+          h("span", {}, `${t("flip")} `, tileElement(e.indicator, { small: true })), "→",
+          h("span", {}, `${bi("财神", "wild")} `, tileElement(e.caishen, { small: true, caishen: e.caishen })))
           : h("div.fx-flip", {}, `${bi("白板财神", "White Dragons are wild")}`)], "deal", 2200);
       return;
     }
