@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import test_web as web
-from test_web import ARTIFACTS, BOT, CHROMIUM, _Server, find_seed, shot, sync_api
+from test_web import ARTIFACTS, CHROMIUM, _Server, find_seed, shot, sync_api
 
 # tests/test_web.py's table servers (with bots, and with bots that do not pause), its
 # Chromium and its fresh pages
@@ -36,29 +36,6 @@ def phone(browser: Any, width: int, height: int, lang: str = "zh") -> Any:
     page = ctx.new_page()
     page.set_default_timeout(15000)
     return page
-
-
-def table_with_bots(page: Any, base: str, seed: int, options: dict[str, str] | None = None,
-                    numbers: dict[str, int] | None = None) -> str:
-    """A room made in the lobby (in the page's language), seats 1-3 given bots, started:
-    its id once your hand shows."""
-    page.goto(base + "/")
-    page.fill("#player-name", "Alice")
-    for key, value in (options or {}).items():
-        page.select_option(f"#opt-{key}", value)
-    for key, number in (numbers or {}).items():
-        page.fill(f"#opt-{key}", str(number))
-    page.click("details.advanced summary")
-    page.fill("#opt-seed", str(seed))
-    page.click("button.create-room")
-    page.wait_for_url("**/room/**")
-    for left in (2, 1, 0):
-        page.locator("select.bot-level:not(.swap-bot)").first.select_option(BOT)
-        page.locator("button.add-bot").first.click()
-        sync_api.expect(page.locator("button.add-bot")).to_have_count(left)
-    page.click("button.start")
-    page.wait_for_selector(".hand .hand-tile")
-    return str(page.url.rsplit("/", 1)[1])
 
 
 # ------------------------------------------------------------------ words whole
@@ -89,7 +66,7 @@ def test_a_wild_and_a_stand_ins_captions_break_between_words(
         server: _Server, browser: Any, lang: str) -> None:
     """The settlement's winning hand captions a 财神 with the tile it played as and a white
     dragon standing in for the 财神 kind (RULES §5.1, §5.2).  On a phone the English caption
-    "as 5 characters" broke mid-word ("charac" over "ters"): it breaks between words now,
+    "as 5 Characters" broke mid-word ("charac" over "ters"): it breaks between words now,
     a long word widening its tile's column, and stays inside the sheet."""
     page = phone(browser, 390, 844, lang)
     page.goto(server.base + "/")
@@ -110,7 +87,7 @@ def test_a_wild_and_a_stand_ins_captions_break_between_words(
     roles = page.locator("dialog.modal .role")
     sync_api.expect(roles).to_have_count(3)
     if lang == "en":
-        sync_api.expect(roles.nth(1)).to_have_text("white dragon as 5 characters")
+        sync_api.expect(roles.nth(1)).to_have_text("White Dragon as 5 Characters")
     assert page.evaluate(BROKEN_WORDS, "dialog.modal .role") == []
     # the captions stay inside the sheet: nothing scrolls sideways
     assert page.evaluate("""() => { const d = document.querySelector('dialog.modal');
@@ -122,15 +99,33 @@ def test_a_wild_and_a_stand_ins_captions_break_between_words(
 # ------------------------------------------------------------------ the header
 
 
-@pytest.mark.parametrize("touch", [True, False])
-def test_the_english_header_keeps_to_one_row_on_a_phone(
-        server: _Server, browser: Any, touch: bool) -> None:
+# One row: every child of ``selector`` shares the row's middle band (within 12 px), and is
+# inside the screen's width.  Returns [text, middle, left, right] of each.
+ROW = """(selector) => [...document.querySelectorAll(selector)].map((n) => {
+  const r = n.getBoundingClientRect();
+  return [n.textContent.slice(0, 20), (r.top + r.bottom) / 2, r.left, r.right]; })"""
+
+
+def one_row(page: Any, selector: str, width: int) -> bool:
+    boxes = page.evaluate(ROW, selector)
+    middles = [middle for _, middle, _, _ in boxes]
+    return bool(boxes) and max(middles) - min(middles) <= 12 and all(
+        left >= 0 and right <= width for *_, left, right in boxes)
+
+
+@pytest.mark.parametrize("width, touch, lang", [
+    (390, True, "en"), (390, False, "en"), (320, True, "en"), (320, True, "zh")])
+def test_the_header_and_the_toolbar_keep_to_one_row_on_a_phone(
+        server: _Server, browser: Any, width: int, touch: bool, lang: str) -> None:
     """At 390 px the English header ("Hangzhou Mahjong", My matches, Sign in, Rules, the
-    sound and 中文) wrapped onto a second row; it keeps to one, on the lobby and at the
-    table, every link and button whole and on screen."""
-    ctx = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=touch,
+    sound and 中文) wrapped onto a second row, and at 320 px it did in both languages; it
+    keeps to one, on the lobby and at the table, every link and button whole and on screen
+    ("My matches" its icon at 320 px, "English" "EN", each still named).  The English
+    toolbar (Auto-play, Suggest, Scores, Log, Phrases, Leave) took two rows at 390 px: it
+    reads Auto, Hint, Scores, Log, Chat, Leave, on one."""
+    ctx = browser.new_context(viewport={"width": width, "height": 844}, has_touch=touch,
                               is_mobile=touch)
-    ctx.add_init_script("localStorage.setItem('hzmj.lang', 'en')")
+    ctx.add_init_script(f"localStorage.setItem('hzmj.lang', '{lang}')")
     try:
         page = ctx.new_page()
         page.set_default_timeout(15000)
@@ -138,20 +133,24 @@ def test_the_english_header_keeps_to_one_row_on_a_phone(
         page.wait_for_selector("form.create button")
         for where in ("lobby", "table"):
             if where == "table":
-                table_with_bots(page, server.base, 3)
+                web.create_room_with_bots(page, server.base, 3)
             header = page.locator("header.top")
-            sync_api.expect(header.locator("a.home")).to_contain_text("Mahjong")
-            boxes = page.evaluate("""() => [...document.querySelectorAll(
-                'header.top a, header.top button')].map((n) => {
-              const r = n.getBoundingClientRect();
-              return [n.textContent, r.top, r.bottom, r.left, r.right]; })""")
-            # one row: every link and button shares the row's middle band
-            middles = [(top + bottom) / 2 for _, top, bottom, _, _ in boxes]
-            assert max(middles) - min(middles) <= 12, (where, boxes)
-            assert all(left >= 0 and right <= 390 for *_, left, right in boxes), boxes
+            sync_api.expect(header.locator("a.home")).to_contain_text(
+                "Mahjong" if lang == "en" else "麻将")
+            assert one_row(page, "header.top a, header.top button", width), (
+                where, page.evaluate(ROW, "header.top a, header.top button"))
             assert page.evaluate(BROKEN_WORDS, "header.top a:not(.home), header.top button") == []
             assert header.bounding_box()["height"] <= 56, header.bounding_box()
-            header.screenshot(path=str(ARTIFACTS / f"layout-header-en-390-{where}.png"))
+            # a link or button shown as its icon or short form keeps its name
+            names = page.evaluate("""() => [...document.querySelectorAll(
+                'header.top a, header.top button')].map((n) => n.getAttribute('aria-label')
+                  || n.innerText.trim())""")
+            assert ("My matches" if lang == "en" else "我的对局") in names, names
+            assert ("中文" if lang == "en" else "English") in names, names
+            header.screenshot(path=str(ARTIFACTS / f"layout-header-{lang}-{width}-{where}.png"))
+        if width == 390:
+            sync_api.expect(page.locator(".toolbar label.auto")).to_have_text(" Auto")
+            assert one_row(page, ".toolbar > *", width), page.evaluate(ROW, ".toolbar > *")
     finally:
         ctx.close()
 
@@ -162,9 +161,9 @@ def test_the_english_header_keeps_to_one_row_on_a_phone(
 def finish_a_short_match(page: Any, base: str) -> str:
     """A points match at base score 40 under 托管 (a win or two ends it): the room id once
     the final table shows."""
-    room_id = table_with_bots(page, base, find_seed("win", 45, stop_at_pong=False),
-                              options={"match_mode": '"points"', "start_points": "40"},
-                              numbers={"base_score": 40})
+    room_id = web.create_room_with_bots(page, base, find_seed("win", 45, stop_at_pong=False),
+                                        options={"match_mode": '"points"', "start_points": "40"},
+                                        numbers={"base_score": 40})
     page.locator("label.auto input").click()
     final = page.locator("dialog.modal table.final")
     deadline = time.time() + 180
@@ -199,6 +198,9 @@ def test_a_visitors_link_to_a_finished_room_opens_its_final_result(
     sync_api.expect(final.locator("tbody tr")).to_have_count(4)
     sync_api.expect(final).to_be_in_viewport()
     shot(visitor, f"layout-finished-link-{width}.png")
+    if width < 900:  # a finger's target: the step slider was 32 px tall
+        scrub = visitor.locator("input.scrub").bounding_box()
+        assert scrub is not None and scrub["height"] >= 44 and scrub["width"] >= 220, scrub
     visitor.locator(".replay-controls button.first").click()
     sync_api.expect(steps).to_contain_text(f"1 / {total}")
     sync_api.expect(visitor.locator(".final-box")).to_have_count(0)
@@ -257,7 +259,7 @@ def test_a_landscape_phone_shows_every_other_seats_discards(
     try:
         page = ctx.new_page()
         page.set_default_timeout(15000)
-        table_with_bots(page, fast_server.base, 1)
+        web.create_room_with_bots(page, fast_server.base, 1)
         page.wait_for_selector(".hand-tile.playable")
         assert page.evaluate(HIDDEN) == []
         play_to_wall(page, 8)
@@ -292,7 +294,7 @@ def test_a_portrait_phone_keeps_the_hand_on_screen_late_in_a_hand(
     theirs is under it."""
     page = phone(browser, 375, 667)
     try:
-        table_with_bots(page, fast_server.base, 1)
+        web.create_room_with_bots(page, fast_server.base, 1)
         play_to_wall(page, 8)
         page.wait_for_timeout(300)
         # the table runs past the screen's foot: your area, its last row, would be below it
@@ -319,7 +321,7 @@ def test_a_laptop_table_fills_the_window_with_larger_tiles(
     wide.  It fills the window's height now: your area ends near the window's foot, your
     tiles are larger, and so are the discards."""
     page = page_at(1280, 800)
-    table_with_bots(page, fast_server.base, 3)
+    web.create_room_with_bots(page, fast_server.base, 3)
     page.wait_for_selector(".hand-tile.playable")
     own = page.locator(".own-area").bounding_box()
     assert own is not None and 740 <= own["y"] + own["height"] <= 800, own
@@ -360,8 +362,8 @@ def test_a_laptops_claim_bar_stays_in_the_window(server: _Server, page_at: Any) 
     the window's foot: Pong and Pass were out of sight for the claim window.  The bar is one
     row and keeps to the window's foot; your hand stays whole above it."""
     page = page_at(1280, 800)
-    table_with_bots(page, server.base, find_seed("pong", 12, stop_at_pong=True),
-                    numbers={"claim_seconds": 20, "turn_seconds": 90})
+    web.create_room_with_bots(page, server.base, find_seed("pong", 12, stop_at_pong=True),
+                              numbers={"claim_seconds": 20, "turn_seconds": 90})
     web.play_until(page, ".claim-pong", 120, keyboard=False, app=server.app)
     page.evaluate("window.scrollTo(0, 0)")  # as the window is, unscrolled
     for button in (".claim-pong", ".claim-pass"):
@@ -399,6 +401,18 @@ def test_a_phones_header_links_and_the_settlements_reading_are_40px(
     }""")
     reading = page.evaluate(web.SIZES, "dialog.modal details.notes summary")
     assert len(reading) == 1 and reading[0][2] >= 40, reading
+    # made 40 px tall (a flex box), 牌型 and the lobby's 高级 lost their disclosure triangle:
+    # words that did not look like they open anything.  Each shows ▸, and ▾ once open.
+    mark = """(selector) => {
+      const s = document.querySelector(selector);
+      return getComputedStyle(s).display === 'list-item' ? getComputedStyle(s, '::marker').content
+        : getComputedStyle(s, '::before').content; }"""
+    summary = "dialog.modal details.notes summary"
+    assert page.evaluate(mark, summary) == '"▸"'
+    page.locator(summary).click()
+    assert page.evaluate(mark, summary) == '"▾"'
+    page.keyboard.press("Escape")
+    assert page.evaluate(mark, "details.advanced summary") == '"▸"'
 
 
 @pytest.mark.parametrize("width, height", [(844, 390), (390, 844)])
@@ -410,7 +424,7 @@ def test_between_hands_ready_stays_on_a_phones_screen(
     with nothing saying why.  The bar keeps to the screen's top."""
     page = phone(browser, width, height)
     try:
-        table_with_bots(page, server.base, find_seed("win", 80, stop_at_pong=False))
+        web.create_room_with_bots(page, server.base, find_seed("win", 80, stop_at_pong=False))
         web.play_until(page, "dialog.modal .settlement", 120, keyboard=False, app=server.app)
         page.keyboard.press("Escape")
         sync_api.expect(page.locator("dialog.modal")).to_have_count(0)
@@ -432,7 +446,7 @@ def test_a_ready_hand_is_not_the_ready_button_in_english(server: _Server, page_a
     page.add_init_script("localStorage.setItem('hzmj.lang', 'en')")
     page.route("**/api/rooms/*/hints", lambda route: route.fulfill(
         json={"shanten": 0, "discards": [], "suggestion": None}))
-    table_with_bots(page, server.base, 3)
+    web.create_room_with_bots(page, server.base, 3)
     sync_api.expect(page.locator(".hint-panel .shanten")).to_have_text("听牌 (ready hand)")
 
 
@@ -443,7 +457,7 @@ def test_a_landscape_phones_toolbar_is_in_your_area(server: _Server, browser: An
     using it leaves the table where it is; its phrases open upwards, on screen."""
     page = phone(browser, 844, 390)
     try:
-        table_with_bots(page, server.base, find_seed("win", 80, stop_at_pong=False))
+        web.create_room_with_bots(page, server.base, find_seed("win", 80, stop_at_pong=False))
         page.wait_for_selector(".hand-tile.playable")
         tools = (".own-area .toolbar > label.auto, .own-area .toolbar > button, "
                  ".own-area .toolbar > details > summary")
@@ -475,7 +489,7 @@ def test_a_dropped_network_is_said_on_a_phones_screen(server: _Server, browser: 
     said.  The banner keeps to the screen's top until the network is back."""
     page = phone(browser, 375, 667)
     try:
-        table_with_bots(page, server.base, 3)
+        web.create_room_with_bots(page, server.base, 3)
         page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
         page.wait_for_function("scrollY > 40")
         page.context.set_offline(True)
@@ -493,7 +507,7 @@ def test_a_phrase_bubble_stays_while_the_table_moves(server: _Server, page_at: A
     tests/test_web.py's phrase test could see it: that test failed now and then).  The
     bubble stays its few seconds however the table moves."""
     page = page_at(1280, 800)
-    table_with_bots(page, server.base, 3, numbers={"turn_seconds": 90})
+    web.create_room_with_bots(page, server.base, 3, numbers={"turn_seconds": 90})
     page.wait_for_selector(".hand-tile.playable", timeout=60000)
     page.click("details.phrases summary")
     page.locator("button.phrase").nth(1).click()
@@ -516,7 +530,7 @@ def test_a_spectator_sees_no_empty_hint_box(server: _Server, page_at: Any) -> No
     """The centre's hint panel is a seated player's (waits, shanten, the suggestion); a
     spectator's table showed it as an empty box under the wall's count."""
     owner = page_at(1280, 800)
-    room_id = table_with_bots(owner, server.base, 3)
+    room_id = web.create_room_with_bots(owner, server.base, 3)
     sync_api.expect(owner.locator(".area-centre .hint-panel")).to_have_count(1)
     watcher = page_at(1280, 800)
     watcher.goto(f"{server.base}/room/{room_id}")
@@ -544,3 +558,167 @@ def test_the_games_name_keeps_its_space(server: _Server, browser: Any, width: in
                 path, a, b)
     finally:
         page.context.close()
+
+
+# ------------------------------------------------------------------ the lobby
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_lobbys_refresh_is_a_button_like_the_others(
+        server: _Server, browser: Any, lang: str) -> None:
+    """刷新 (Refresh) sat inside the rooms' heading and took its font: 1.5 em, bold, a
+    heading rather than a button.  It is drawn as 创建 (Create) is."""
+    page = phone(browser, 390, 844, lang)
+    try:
+        page.goto(server.base + "/")
+        fonts = page.wait_for_function("""() => {
+          const [a, b] = ['button.refresh', 'button.create-room']
+            .map((s) => document.querySelector(s));
+          if (!a || !b) return null;
+          const font = (n) => [getComputedStyle(n).fontSize, getComputedStyle(n).fontFamily];
+          return [font(a), font(b), getComputedStyle(a).fontWeight,
+                  a.closest('h2') === null];
+        }""").json_value()
+        refresh, create, weight, outside_heading = fonts
+        assert refresh == create, fonts
+        assert weight == "400" and outside_heading, fonts
+    finally:
+        page.context.close()
+
+
+# ------------------------------------------------------------------ words
+
+
+def test_the_english_ui_names_tiles_as_players_do(server: _Server, page_at: Any) -> None:
+    """English named tiles "1 dots", "5 characters", "Red" and "East": a tile is "1 Dot",
+    "2 Dots", "5 Characters", "7 Bamboo", "East Wind", "Red Dragon" wherever the English UI
+    names one (the log, a tile's label, a stand-in's); a tile drawn with no language
+    given (the deal's banner) is named in the UI's."""
+    page = page_at(390, 844)
+    page.goto(server.base + "/")
+    page.wait_for_selector("form.create button")
+    got = page.evaluate("""async () => {
+      const { setLang } = await import('/static/i18n.js');
+      const { tileElement, tileLabel } = await import('/static/tiles.js');
+      const { eventLine } = await import('/static/render.js');
+      setLang('en');
+      const kinds = ['1p', '2p', '1m', '5m', '1s', '7s', '1z', '4z', '5z', '6z', '7z'];
+      const label = (n) => n.getAttribute('aria-label');
+      return {
+        names: kinds.map((k) => tileLabel(k)),
+        unlabelled: label(tileElement('7z', { small: true })),
+        standIn: label(tileElement('5z', { caishen: '5m', standIn: true })),
+        wild: label(tileElement('2p', { caishen: '2p' })),
+        log: eventLine({ n: 2 }, { type: 'discard', seat: 0, tile: '1p' }, ['Alice', 'Bob']),
+      };
+    }""")
+    assert got == {
+        "names": ["1 Dot", "2 Dots", "1 Character", "5 Characters", "1 Bamboo", "7 Bamboo",
+                  "East Wind", "North Wind", "White Dragon", "Green Dragon", "Red Dragon"],
+        "unlabelled": "Red Dragon",
+        "standIn": "White Dragon = 5 Characters",
+        "wild": "2 Dots (wild)",
+        "log": "seat 1 Alice discards 1 Dot",
+    }
+
+
+@pytest.mark.parametrize("width, height, lang", [(844, 390, "zh"), (390, 844, "en")])
+def test_the_waiting_rooms_start_is_on_screen(
+        server: _Server, browser: Any, width: int, height: int, lang: str) -> None:
+    """On a landscape phone the owner's 开始 (Start) was below the fold, under the link, its
+    QR code and the seats (in English on a portrait phone too): it keeps to the screen's
+    foot with 离开, wherever the page is scrolled, and at the page's end covers nothing."""
+    page = phone(browser, width, height, lang)
+    try:
+        page.goto(server.base + "/")
+        page.fill("#player-name", "Alice")
+        page.click("button.create-room")
+        page.wait_for_url("**/room/**")
+        for left in (2, 1, 0):
+            page.locator("button.add-bot").first.click()
+            sync_api.expect(page.locator("button.add-bot")).to_have_count(left)
+        start = page.locator("button.start")
+        sync_api.expect(start).to_be_enabled()
+        for where in ("0", "document.documentElement.scrollHeight"):
+            page.evaluate(f"window.scrollTo(0, {where})")
+            sync_api.expect(start).to_be_in_viewport(ratio=1)
+            sync_api.expect(page.locator(".waiting-actions button.leave")).to_be_in_viewport(
+                ratio=1)
+        # scrolled to the end, the last seat's buttons are above the bar, not under it
+        last = page.evaluate("""() => {
+          const r = [...document.querySelectorAll('.seat-slot')].pop().getBoundingClientRect();
+          return [r.bottom, document.querySelector('.waiting-actions').getBoundingClientRect().top];
+        }""")
+        assert last[0] <= last[1] + 1, last
+        page.evaluate("window.scrollTo(0, 0)")
+        shot(page, f"layout-waiting-start-{lang}-{width}.png")
+    finally:
+        page.context.close()
+
+
+# Every text node under ``selector`` on one line: [text, lines] of those that are not.
+SPLIT_TEXT = """(selector) => {
+  const out = [];
+  for (const node of document.querySelectorAll(selector)) {
+    const walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
+    for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+      if (!text.data.trim()) continue;
+      const range = document.createRange();
+      range.selectNodeContents(text);
+      const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+      if (lines.size > 1) out.push([text.data, lines.size]);
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_deals_banner_is_as_wide_as_its_lines_on_a_phone(
+        server: _Server, browser: Any, lang: str) -> None:
+    """The deal's banner (第2局, the dice, the flip and the 财神) stood at the screen's
+    middle and so shrank to half its width: at 390 px "= 8" went under the dice and 财神
+    broke into 财 and 神 on two lines.  Each of its lines is whole, the banner on screen."""
+    page = phone(browser, 390, 844, lang)
+    try:
+        page.goto(server.base + "/")
+        page.wait_for_selector("form.create button")
+        page.evaluate("""async () => {
+          const { eventFeedback } = await import('/static/feedback.js');
+          eventFeedback({}, { type: 'hand_start', hand_no: 2, dice: [3, 5], indicator: '8p',
+            caishen: '9p' }, (i) => `seat ${i + 1}`, 0);
+        }""")
+        banner = page.locator(".fx-banner.fx-deal")
+        sync_api.expect(banner).to_be_visible()
+        assert page.evaluate(SPLIT_TEXT, ".fx-banner > div") == []
+        # a line that wraps keeps each tile beside its word (English put the 财神 (wild)
+        # tile on the next line, under the flipped one): [word's middle, tile's top, bottom]
+        pairs = page.evaluate("""() => [...document.querySelectorAll('.fx-flip > span')]
+          .map((n) => { const range = document.createRange();
+            range.selectNodeContents(n.firstChild);
+            const word = range.getBoundingClientRect();
+            const tile = n.querySelector('.tile').getBoundingClientRect();
+            return [(word.top + word.bottom) / 2, tile.top, tile.bottom]; })""")
+        assert len(pairs) == 2 and all(top <= mid <= bottom for mid, top, bottom in pairs), pairs
+        box = banner.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+    finally:
+        page.context.close()
+
+
+@pytest.mark.parametrize("path", ["/", "/replay/no-such-room", "/account", "/matches"])
+def test_every_page_has_the_same_header(server: _Server, page_at: Any, path: str) -> None:
+    """The replay's header had no 我的对局 (My matches) or 登录 (Sign in), the account pages'
+    neither 规则 (Rules) nor the sound, and their language button no short form for a
+    320 px phone: every page's header has the same parts."""
+    page = page_at(1280, 800)
+    page.goto(server.base + path)
+    parts = ["a.home", "a.my-matches-link", "a.account-link", "a.rules-nav", "button.mute",
+             "button.lang .label-short"]
+    for part in parts:
+        sync_api.expect(page.locator(f"header.top {part}")).to_have_count(1)
+    # the account links keep to the right, beside the tools (account.css on every page)
+    page.wait_for_function("""() => {
+      const nav = document.querySelector('header.top .account-nav').getBoundingClientRect();
+      const tools = document.querySelector('header.top .header-tools').getBoundingClientRect();
+      return nav.left > 640 && tools.left - nav.right < 30; }""", timeout=5000)

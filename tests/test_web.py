@@ -14,7 +14,7 @@ import re
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -189,10 +189,11 @@ def no_horizontal_scroll(page: Any) -> bool:
 
 def create_room_with_bots(page: Any, base: str, seed: int,
                           options: dict[str, str] | None = None,
-                          waiting_shot: str | None = None,
-                          numbers: dict[str, int] | None = None) -> str:
-    """Create a room through the lobby (``options`` picked from selects, ``numbers``
-    typed into number fields), fill seats 1–3 with bots, start; the room id."""
+                          numbers: dict[str, int] | None = None,
+                          in_waiting_room: Callable[[Any], None] | None = None) -> str:
+    """Create a room through the lobby in the page's language (``options`` picked from
+    selects, ``numbers`` typed into number fields), fill seats 1–3 with bots, call
+    ``in_waiting_room(page)`` if given, start: the room id once your hand shows."""
     page.goto(base + "/")
     page.fill("#player-name", "Alice")
     for key, value in (options or {}).items():
@@ -203,19 +204,13 @@ def create_room_with_bots(page: Any, base: str, seed: int,
     page.fill("#opt-seed", str(seed))
     page.click("button.create-room")
     page.wait_for_url("**/room/**")
-    room_id = page.url.rsplit("/", 1)[1]
-    # the rules as a readable summary, not key=value pairs
-    rules = page.locator(".rules-line")
-    sync_api.expect(rules).to_contain_text("4人")
-    sync_api.expect(rules).to_contain_text("不封顶")
-    sync_api.expect(rules).not_to_contain_text("=")
-    sync_api.expect(page.locator("button.copy-link svg.icon-copy")).to_have_count(1)
+    room_id = str(page.url.rsplit("/", 1)[1])
     for left in (2, 1, 0):
         page.locator("select.bot-level:not(.swap-bot)").first.select_option(BOT)
         page.locator("button.add-bot").first.click()
         sync_api.expect(page.locator("button.add-bot")).to_have_count(left)
-    if waiting_shot:
-        shot(page, waiting_shot)
+    if in_waiting_room:
+        in_waiting_room(page)
     page.click("button.start")
     page.wait_for_selector(".hand .hand-tile")
     return room_id
@@ -305,10 +300,20 @@ def hand_tiles(page: Any) -> list[str]:
 # ------------------------------------------------------------------ tests
 
 
+def waiting_room_checks(page: Any) -> None:
+    """The rules as a readable summary, not key=value pairs; the link's copy button."""
+    rules = page.locator(".rules-line")
+    sync_api.expect(rules).to_contain_text("4人")
+    sync_api.expect(rules).to_contain_text("不封顶")
+    sync_api.expect(rules).not_to_contain_text("=")
+    sync_api.expect(page.locator("button.copy-link svg.icon-copy")).to_have_count(1)
+    shot(page, "waiting.png")
+
+
 def test_lobby_bots_and_a_whole_hand_to_the_settlement(server: _Server, page_at: Any) -> None:
     seed = find_seed("win", 45, stop_at_pong=False)
     page = page_at(1280)
-    room_id = create_room_with_bots(page, server.base, seed, waiting_shot="waiting.png")
+    room_id = create_room_with_bots(page, server.base, seed, in_waiting_room=waiting_room_checks)
     sync_api.expect(page.locator(".live-count")).not_to_be_empty()
     sync_api.expect(page.locator(".caishen-box .tile.caishen")).to_have_count(1)
     sync_api.expect(page.locator(".badge-dealer")).to_have_count(1)
@@ -506,7 +511,10 @@ def test_rule_links_open_the_book_in_the_ui_language_and_it_switches_at_the_same
     option = page.locator('[data-option="pong_counts_as_tan"] a.rule-ref')
     sync_api.expect(option).to_have_attribute("href", "/rules?lang=zh#s6.5")
     sync_api.expect(page.locator("a.rules-nav")).to_have_attribute("href", "/rules?lang=zh")
-    sync_api.expect(page.locator(".rules-entry a")).to_have_text("规则 · docs/rules.zh.md")
+    # the lobby names the rule book by its title (it showed the path docs/rules.zh.md)
+    sync_api.expect(page.locator(".rules-entry a")).to_have_text("杭州麻将规则全文")
+    sync_api.expect(page.locator(".rules-entry a")).to_have_attribute("href", "/rules?lang=zh")
+    sync_api.expect(page.locator("main.lobby")).not_to_contain_text("docs/")
     with page.context.expect_page() as opened:
         option.click()
     rules = opened.value
@@ -885,7 +893,11 @@ def test_two_people_and_two_bots_through_the_ready_gate(
     sync_api.expect(bob.locator(".ready-help")).to_contain_text("准备")
     picker = alice.locator(".seat-slot[data-seat='3'] select.bot-level option")
     assert picker.evaluate_all("os => os.map(o => o.value)") == [
-        "efficiency", "strong", "expert", "random"]  # never the oracle
+        "efficiency", "strong", "random", "expert"]  # never the oracle
+    # the search bot (expert) is no stronger than 高手 (docs/bots.md): it was labelled 专家
+    # (Expert); it is named for what it does, last and marked experimental
+    assert picker.evaluate_all("os => os.map(o => o.textContent)") == [
+        "效率机器人", "高手机器人", "随机机器人", "搜索机器人（实验）"]
     sync_api.expect(alice.locator(".seat-slot[data-seat='1']")).to_contain_text("Bob")
     bob.click("button.toggle-ready")
     sync_api.expect(alice.locator(".seat-slot[data-seat='1'] .chip-ready")).to_be_visible()
@@ -1246,7 +1258,7 @@ def test_sound_icon_one_banner_at_a_time_and_the_tables_words(
     """The sound switch is drawn (the 🔊 emoji was a box where no emoji font is installed);
     a new banner replaces the one still shown (a bot's 碰 and yours, or a win and the next
     deal, overlapped unreadably); the English table says "Wall", "level 1", "You", and its
-    log reads as sentences ("Bob Discard 5 dots"); a self-draw is logged as 自摸, not 胡."""
+    log reads as sentences ("Bob Discard 5 Dots"); a self-draw is logged as 自摸, not 胡."""
     page = page_at(390, 844)
     page.goto(server.base + "/")
     mute = page.locator("button.mute")
@@ -1276,7 +1288,7 @@ def test_sound_icon_one_banner_at_a_time_and_the_tables_words(
       return { shown, lines, words };
     }""")
     assert got["shown"] == ["乙 碰!"]
-    assert got["lines"] == ["seat 2 Bob discards 5 dots", "seat 1 Alice pongs East",
+    assert got["lines"] == ["seat 2 Bob discards 5 Dots", "seat 1 Alice pongs East Wind",
                             "seat 2 Bob wins by self-draw: 平胡", "2号位 Bob 自摸 平胡",
                             "2号位 Bob 胡 平胡"]
     assert got["words"] == ["Wall", "level 1", "You"]

@@ -1,23 +1,17 @@
 // Entry point of account.html: /account, /matches and /players/{id}.
 
-import { accountLinks, renderAccountPages } from "./account.js";
-import { getLang, setLang, t } from "./i18n.js";
-import { h, homeLink } from "./render.js";
+import { renderAccountPages, siteHeader } from "./account.js";
+import { getLang, setLang } from "./i18n.js";
 
 const root = document.getElementById("app");
 const header = document.getElementById("header");
 let me = null;
 
 function renderHeader() {
-  header.replaceChildren(
-    homeLink(), accountLinks(me),
-    h("button.lang", {
-      onclick: async () => {
-        setLang(getLang() === "zh" ? "en" : "zh");
-        await render();
-      },
-      "aria-label": "language",
-    }, t("lang")));
+  header.replaceChildren(...siteHeader(me, renderHeader, async () => {
+    setLang(getLang() === "zh" ? "en" : "zh");
+    await render();
+  }));
 }
 
 async function render() {

@@ -4,7 +4,8 @@
 
 import { ApiError, api, loadMe, setCsrf } from "./api.js";
 import { botName, getLang, rulesSummary } from "./i18n.js";
-import { h, ratingText } from "./render.js";
+import { headerTools } from "./feedback.js";
+import { h, homeLink, icon, ratingText } from "./render.js";
 
 const STRINGS = {
   account: ["账号", "Account"],
@@ -67,10 +68,19 @@ function signed(n) {
 export function accountLinks(me) {
   const acc = me?.account;
   return h("nav.account-nav", {},
-    h("a.my-matches-link", { href: "/matches" }, tr("my_matches")),
+    // at 320 px its icon alone (the words wrapped the header onto a second row)
+    h("a.my-matches-link", { href: "/matches", title: tr("my_matches"), "aria-label": tr("my_matches") },
+      icon("matches"), h("span.label", {}, tr("my_matches"))),
     acc ? h("a.account-link", { href: "/account" }, acc.display_name, " ",
       h("span.seat-rating", {}, `≈${ratingText(acc.rating)}`))
       : h("a.account-link.sign-in", { href: "/account" }, tr("sign_in")));
+}
+
+/** Every page's header: the game's name home, the account's links, then the rule book,
+ * the sound and the language (the replay had no account links, the account pages neither
+ * the rule book nor the short language button). */
+export function siteHeader(me, rerender, toggleLang) {
+  return [homeLink(), accountLinks(me), headerTools(rerender, toggleLang)];
 }
 
 function field(name, label, attrs = {}) {

@@ -1,11 +1,9 @@
 // Entry point of index.html: the lobby at /, a room (waiting room, then table) at /room/{id}.
 
-import { accountLinks } from "./account.js";
+import { siteHeader } from "./account.js";
 import { loadMe } from "./api.js";
-import { headerTools } from "./feedback.js";
 import { getLang, setLang, t } from "./i18n.js";
 import { renderLobby } from "./lobby.js";
-import { h, homeLink } from "./render.js";
 import { RoomPage } from "./room.js";
 
 const root = document.getElementById("app");
@@ -16,9 +14,7 @@ let me = null;
 
 function renderHeader() {
   document.title = t("title");
-  header.replaceChildren(
-    homeLink(), accountLinks(me),
-    headerTools(renderHeader, toggleLang));
+  header.replaceChildren(...siteHeader(me, renderHeader, toggleLang));
 }
 
 function toggleLang() {

@@ -44,8 +44,10 @@ export function headerTools(rerender, toggleLang) {
     h("button.mute", { onclick: toggleMute, "aria-pressed": muted() ? "true" : "false",
       title: t("sound"), "aria-label": t("sound") },
     icon(muted() ? "mute" : "sound"), h("span.label", {}, t(muted() ? "mute" : "sound"))),
+    // at 320 px "English" is "EN" (the header wrapped onto a second row)
     h("button.lang", { onclick: toggleLang, lang: t("lang") === "English" ? "en" : "zh-CN",
-      title: "中文 / English" }, t("lang")));
+      title: "中文 / English", "aria-label": t("lang") },
+    h("span.label", {}, t("lang")), h("span.label-short", { "aria-hidden": "true" }, t("lang_short"))));
 }
 
 let audio = null;
@@ -103,9 +105,11 @@ export function eventFeedback(board, e, who, mine) {
       const dice = (e.dice || []).map((d) => h("span.die", {}, "⚀⚁⚂⚃⚄⚅"[d - 1] || String(d)));
       banner([h("div", {}, t("hand_no", e.hand_no)),
         h("div.fx-dice", {}, `${t("dice")} `, dice, ` = ${(e.dice || []).reduce((a, x) => a + x, 0)}`),
-        e.indicator ? h("div.fx-flip", {}, `${t("flip")} `, tileElement(e.indicator, { small: true }),
-          " → ", `${bi("财神", "wild")} `, tileElement(e.caishen, { small: true, caishen: e.caishen }))
-          : h("div.fx-flip", {}, `${bi("白板财神", "white dragons are wild")}`)], "deal", 2200);
+        // each tile with its word: a phone's line broke between 财神 and its tile
+        e.indicator ? h("div.fx-flip", {},
+          h("span", {}, `${t("flip")} `, tileElement(e.indicator, { small: true })), "→",
+          h("span", {}, `${bi("财神", "wild")} `, tileElement(e.caishen, { small: true, caishen: e.caishen })))
+          : h("div.fx-flip", {}, `${bi("白板财神", "White Dragons are wild")}`)], "deal", 2200);
       return;
     }
     case "discard":

@@ -4,6 +4,7 @@
 const STRINGS = {
   title: ["杭州麻将", "Hangzhou Mahjong"],
   lang: ["English", "中文"],
+  lang_short: ["EN", "中文"],
   lobby: ["大厅", "Lobby"],
   create_room: ["创建房间", "Create a room"],
   room_name: ["房间名", "Room name"],
@@ -54,9 +55,12 @@ const STRINGS = {
   lock: ["锁", "lock"],
   locked_by: ["{0} 打财神：抓打圈", "{0} discarded the wild: others draw-and-discard"],
   auto: ["托管", "Auto-play"],
+  // the toolbar's switch (its title says what it does): the English toolbar took two rows
+  // at 390 px
+  auto_switch: ["托管", "Auto"],
   auto_by_server: ["你超时或掉线了，现由机器人托管；取消勾选“托管”即可自己打",
-    "You ran out of time or lost the connection, so a bot plays for you (托管); untick Auto-play to play again"],
-  hint: ["提示", "Suggest"],
+    "You ran out of time or lost the connection, so a bot plays for you (托管); untick Auto to play again"],
+  hint: ["提示", "Hint"],
   shanten: ["向听", "Shanten"],
   tenpai: ["听牌", "Ready hand"],
   waits: ["听", "Waits"],
@@ -69,7 +73,7 @@ const STRINGS = {
   chow: ["吃", "Chow"],
   pass: ["过", "Pass"],
   discard: ["打出", "Discard"],
-  // the table's log: "seat 2 Bob discards 5 dots"
+  // the table's log: "seat 2 Bob discards 5 Dots"
   log_discard: ["打出", "discards"],
   log_chow: ["吃", "chows"],
   log_pong: ["碰", "pongs"],
@@ -190,11 +194,11 @@ const STRINGS = {
   status_over: ["已结束", "finished"],
   open: ["打开", "Open"],
   rules_link: ["规则", "Rules"],
-  rules_file: ["docs/rules.zh.md", "docs/rules.md"],
+  rules_book: ["杭州麻将规则全文", "The rules of Hangzhou Mahjong"],
   rule_ref: ["规则 {0}", "rule {0}"],
   mute: ["静音", "Mute"],
   sound: ["声音", "Sound"],
-  phrases: ["快捷语", "Phrases"],
+  phrases: ["快捷语", "Chat"],
   autoplay: ["自动播放", "Autoplay"],
   pause: ["暂停", "Pause"],
   speed: ["速度", "Speed"],
@@ -205,7 +209,7 @@ const STRINGS = {
   winning_hand: ["胡牌", "Winning hand"],
   baotou_line: ["爆头：将（对子）= 胡的那张 + 一张财神，×2 起", "爆头 (baotou): the pair is the winning tile plus a 财神; ×2 and up"],
   plays_as: ["当{0}", "as {0}"],
-  standin_note: ["白板当{0}", "white dragon as {0}"],
+  standin_note: ["白板当{0}", "White Dragon as {0}"],
   share_formula: ["{0} × M {1} × 底分 {2}", "{0} × M {1} × base {2}"],
   factor_line: ["庄家倍数", "Dealer factor"],
   m_line: ["番数 M", "Multiplier M"],
@@ -257,7 +261,10 @@ const STRINGS = {
   review_only_move: ["AI 只考虑这一步（其他选择明显更差）。", "The AI considered only this move (the others are clearly worse)."],
   ai_pick: ["AI 首选", "AI's pick"],
   win_self: ["自摸胡", "Self-draw win"],
-  bot_expert: ["专家", "Expert"],
+  // docs/bots.md measures the search bot no stronger than 高手 (strong): named for what it
+  // does, and marked experimental where it is chosen
+  bot_expert: ["搜索", "Search"],
+  experimental: ["（实验）", " (experimental)"],
   owner_no_ready: ["房主无需准备", "the owner needs no ready mark"],
   owner_start_help: ["座位坐满后点“开始”即可开局（机器人也算）；其他玩家的“准备”只是告诉你他们已就绪。",
     "Press Start once every seat is filled (bots count); the other players' Ready only tells you they are set."],
@@ -294,7 +301,7 @@ export const OPTION_LABELS = {
 
 export const VALUE_LABELS = {
   match_mode: { hands: ["打局", "fixed hands"], points: ["打分", "until broke"] },
-  caishen_mode: { flip: ["翻财神", "flip"], white: ["白板财神", "white dragons"] },
+  caishen_mode: { flip: ["翻财神", "flip"], white: ["白板财神", "White Dragons"] },
   dealer_start_level: { 1: ["平庄起", "level 1"], 2: ["篤二老庄", "level 2"], 3: ["篤三老庄", "level 3"] },
   discard_win: { false: ["自摸胡", "self-draw only"], true: ["庄闲放铳", "discard wins (level 3)"] },
   cap: { null: ["不封顶", "none"] },
@@ -391,7 +398,7 @@ export function rulesSummary(r) {
   }
   parts.push(zh ? `底分${r.base_score}` : `base score ${r.base_score}`);
   parts.push(zh ? v("caishen_mode") : r.caishen_mode === "flip" ? "flipped wild (翻财神)"
-    : "white dragons wild (白板财神)");
+    : "White Dragons wild (白板财神)");
   parts.push(zh ? v("dealer_start_level") : `dealer starts at level ${r.dealer_start_level}`);
   parts.push(zh ? v("discard_win") : r.discard_win ? "discard wins at level 3" : "self-draw wins only");
   parts.push(zh ? (r.three_tan_contract ? "三摊承包" : "无三摊承包")

@@ -3,7 +3,7 @@
 import { leaderboardElement } from "./account.js";
 import { Digits, api, forgetSeat, mySeats, saveName, saveSeat, savedName } from "./api.js";
 import { optionError, optionLabel, rulesSummary, t, valueLabel } from "./i18n.js";
-import { h, roomTitle, ruleLink } from "./render.js";
+import { h, roomTitle, ruleLink, rulesHref } from "./render.js";
 
 // RULES §3: every option, its choices, its default and the rule book paragraph it changes.
 const OPTIONS = [
@@ -156,11 +156,14 @@ export async function renderLobby(root, me = null) {
   const mine = h("ul.my-matches");
   root.replaceChildren(h("main.lobby", {}, form,
     h("div.lobby-side", {},
-      h("section.room-list", {}, h("h2", {}, t("open_rooms"), " ",
+      // 刷新 beside the heading, a button like the others (inside the h2 it took its font)
+      h("section.room-list", {}, h("div.section-head", {}, h("h2", {}, t("open_rooms")),
         h("button.refresh", { onclick: refresh }, t("refresh"))), list, leaderboardElement()),
       h("section.my-list", {}, h("h2", {}, t("my_seats")), mine,
         h("p.all-matches", {}, h("a", { href: "/matches" }, t("all_my_matches")))),
-      h("p.rules-entry", {}, ruleLink("1", `${t("rules_link")} · ${t("rules_file")}`)))));
+      // the served rule book, by its title (it showed the repository's path to players)
+      h("p.rules-entry", {}, h("a.button", {
+        href: rulesHref(), target: "_blank", rel: "noopener" }, t("rules_book"))))));
   await Promise.all([refresh(), listMine(mine)]);
 }
 

@@ -35,6 +35,9 @@ const ICONS = {
   // no emoji font is installed)
   sound: [["path", { d: "M3 9h4l5-4v14l-5-4H3z", fill: "currentColor" }],
     ["path", { d: "M15.5 8.5a5 5 0 0 1 0 7M18.5 5.5a9 9 0 0 1 0 13", fill: "none", stroke: "currentColor", "stroke-width": 2, "stroke-linecap": "round" }]],
+  // a list (my matches), for a header too narrow for the words
+  matches: [["path", { d: "M9 6h12M9 12h12M9 18h12", fill: "none", stroke: "currentColor", "stroke-width": 2.2, "stroke-linecap": "round" }],
+    ["path", { d: "M4 6h.01M4 12h.01M4 18h.01", fill: "none", stroke: "currentColor", "stroke-width": 3.2, "stroke-linecap": "round" }]],
   mute: [["path", { d: "M3 9h4l5-4v14l-5-4H3z", fill: "currentColor" }],
     ["path", { d: "M16 9l6 6M22 9l-6 6", fill: "none", stroke: "currentColor", "stroke-width": 2, "stroke-linecap": "round" }]],
 };

@@ -4,12 +4,13 @@
 // spectator stream over the WebSocket, RULES §13).  The browser does not run the engine:
 // the same board reducer as the live table rebuilds the table from the events.
 
-import { api, wsUrl } from "./api.js";
+import { siteHeader } from "./account.js";
+import { api, loadMe, wsUrl } from "./api.js";
 import { applyEvent, boardFromView, emptyBoard } from "./board.js";
-import { eventFeedback, headerTools } from "./feedback.js";
+import { eventFeedback } from "./feedback.js";
 import { bi, getLang, setLang, t } from "./i18n.js";
 import {
-  centreInfo, dialog, eventLine, finalElement, h, historyElement, homeLink, positionOf, roomTitle,
+  centreInfo, dialog, eventLine, finalElement, h, historyElement, positionOf, roomTitle,
   seatName, seatNames, seatPanel, settlementElement, tileOpts,
 } from "./render.js";
 import { tileElement, tileLabel } from "./tiles.js";
@@ -23,7 +24,7 @@ const LOG_LINES = 200; // the live view's log of the hand (the table shows the l
 const state = {
   names: [], steps: [], moves: [], boards: [], index: 0, show: "all", error: "", title: roomId,
   playing: false, speed: 1, timer: null, live: null, room: null,
-  reviewSeat: 0, review: null, reviewing: false, reviewError: "", fair: null,
+  reviewSeat: 0, review: null, reviewing: false, reviewError: "", fair: null, me: null,
 };
 
 /** Check the fairness commitment: SHA-256 of "hzmj-seed:{seed}:{salt}" must be the
@@ -160,7 +161,7 @@ function togglePlay() {
 
 function renderHeader() {
   document.title = `${t("replay")} · ${state.title} · ${t("title")}`;
-  header.replaceChildren(homeLink(), headerTools(renderHeader, () => {
+  header.replaceChildren(...siteHeader(state.me, renderHeader, () => {
     setLang(getLang() === "zh" ? "en" : "zh");
     if (state.room) { // bot names and a table's default title are words of the language
       state.names = seatNames(state.room);
@@ -483,6 +484,7 @@ document.addEventListener("keydown", (e) => {
 });
 
 async function load() {
+  state.me = await loadMe();
   renderHeader();
   try {
     const room = await api("GET", `/api/rooms/${roomId}`);

@@ -12,8 +12,10 @@ import {
 } from "./render.js";
 import { tileElement, tileLabel } from "./tiles.js";
 
-// the bots a seat may have (the server refuses the oracle: it sees every tile)
-const BOTS = ["efficiency", "strong", "expert", "random"];
+// the bots a seat may have (the server refuses the oracle: it sees every tile), the
+// experimental search bot last (docs/bots.md: it does not beat the strong bot)
+const BOTS = ["efficiency", "strong", "random", "expert"];
+const EXPERIMENTAL_BOTS = ["expert"];
 // a phone on its side (style.css sizes the table to the screen there)
 const LANDSCAPE_PHONE = window.matchMedia("(max-height: 500px) and (orientation: landscape)");
 const LOG_LINES = 200; // the log's lines kept (the table shows the last three, 记录 all)
@@ -658,7 +660,8 @@ export class RoomPage {
     const seated = mySeat !== undefined && mySeat !== null;
     const isOwner = room.seats.find((s) => s.seat === mySeat)?.owner && this.token;
     const botPick = (selected) => h("select.bot-level", { "aria-label": t("bot_level") },
-      BOTS.map((b) => h("option", { value: b, selected: b === selected ? true : null }, botName(b))));
+      BOTS.map((b) => h("option", { value: b, selected: b === selected ? true : null },
+        EXPERIMENTAL_BOTS.includes(b) ? `${botName(b)}${t("experimental")}` : botName(b))));
     const seats = room.seats.map((s) => {
       const free = s.name === null && !s.bot;
       const parts = [];
@@ -717,7 +720,7 @@ export class RoomPage {
       h("ul.seat-list", {}, seats),
       isOwner ? h("p.ready-help", {}, t("owner_start_help"))
         : seated ? h("p.ready-help", {}, t("player_ready_help")) : null,
-      h("p.buttons", {},
+      h("p.buttons.waiting-actions", {},
         isOwner ? h("button.start", { onclick: () => this.ownerCall("start", {}),
           disabled: room.free_seats.length ? true : null }, t("start")) : null,
         this.token ? h("button.leave", { onclick: () => this.leave() }, t("leave")) : null,
@@ -745,8 +748,9 @@ export class RoomPage {
     const myReady = gate && seated && gate.ready.includes(b.seat);
     const spectators = this.room?.spectators || 0;
     const toolbar = h("div.toolbar", {},
-      seated ? h("label.auto", {}, h("input", { type: "checkbox", checked: this.autoOn || null,
-        onchange: () => this.toggleAuto() }), ` ${t("auto")}`) : h("span.spectating", {}, t("spectating")),
+      seated ? h("label.auto", { title: t("auto") }, h("input", { type: "checkbox",
+        checked: this.autoOn || null, onchange: () => this.toggleAuto() }), ` ${t("auto_switch")}`)
+        : h("span.spectating", {}, t("spectating")),
       seated ? h("button.suggest", { onclick: () => this.showSuggestion(),
         title: this.hintsAvailable ? null : t("no_hints"),
         disabled: this.prompt && this.hintsAvailable ? null : true }, t("hint")) : null,

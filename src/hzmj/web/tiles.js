@@ -3,13 +3,18 @@
 // dragon that stands in for the 财神 kind (RULES §5.2) gets a dashed frame and shows
 // "白" over the kind it plays as.
 
+import { getLang } from "./i18n.js";
+
 const NS = "http://www.w3.org/2000/svg";
 const RANK_ZH = "一二三四五六七八九";
 const HONOR_ZH = ["東", "南", "西", "北", "", "發", "中"];
 const HONOR_PLAIN_ZH = ["东", "南", "西", "北", "白", "发", "中"];
-const HONOR_EN = ["East", "South", "West", "North", "White", "Green", "Red"];
+// English names as players say them: "East Wind", "Red Dragon", "1 Dot", "2 Dots",
+// "5 Characters", "7 Bamboo" (it read "1 dots" and "Red")
+const HONOR_EN = ["East Wind", "South Wind", "West Wind", "North Wind", "White Dragon",
+  "Green Dragon", "Red Dragon"];
 const SUIT_ZH = { m: "万", p: "筒", s: "条" };
-const SUIT_EN = { m: "characters", p: "dots", s: "bamboo" };
+const SUIT_EN = { m: ["Character", "Characters"], p: ["Dot", "Dots"], s: ["Bamboo", "Bamboo"] };
 const SUIT_ORDER = { m: 0, p: 1, s: 2, z: 3 };
 
 // Positions on a 60×80 face, for 1–9 pips.
@@ -63,11 +68,12 @@ export function sortTiles(tiles, caishen, standIn) {
   return [...tiles].sort((a, b) => tileKey(a, caishen, standIn) - tileKey(b, caishen, standIn));
 }
 
-/** Human name of a tile: "五万" / "5 characters". */
-export function tileLabel(name, lang) {
+/** Human name of a tile: "五万" / "5 Characters"; in the UI's language if none is given. */
+export function tileLabel(name, lang = getLang()) {
   const { rank, suit } = parseTile(name);
   if (suit === "z") return lang === "zh" ? HONOR_PLAIN_ZH[rank - 1] : HONOR_EN[rank - 1];
-  return lang === "zh" ? RANK_ZH[rank - 1] + SUIT_ZH[suit] : `${rank} ${SUIT_EN[suit]}`;
+  return lang === "zh" ? RANK_ZH[rank - 1] + SUIT_ZH[suit]
+    : `${rank} ${SUIT_EN[suit][rank === 1 ? 0 : 1]}`;
 }
 
 function el(tag, attrs, text) {
@@ -178,7 +184,7 @@ export function tileElement(name, opts = {}) {
   else drawFace(svg, name);
   box.append(svg);
   box.dataset.tile = name;
-  const lang = opts.lang || "zh";
+  const lang = opts.lang || getLang();
   let label = tileLabel(name, lang);
   if (opts.caishen && name === opts.caishen) {
     box.classList.add("caishen");
@@ -191,7 +197,7 @@ export function tileElement(name, opts = {}) {
     box.classList.add("standin");
     box.dataset.standsFor = opts.caishen;
     label = lang === "zh" ? `白板=${tileLabel(opts.caishen, "zh")}`
-      : `White dragon = ${tileLabel(opts.caishen, "en")}`;
+      : `White Dragon = ${tileLabel(opts.caishen, "en")}`;
   }
   if (opts.claimed) box.classList.add("claimed");
   box.title = label;
