@@ -444,7 +444,7 @@ def test_the_per_address_counters_count_each_room_once_whatever_the_order(
     assert held() == {v4: "1"} and r.zcard(reserved) == 1
     entry = json.dumps([v4, ""])
     for _ in range(2):  # the room made: the reservation's count is the room's
-        settle(keys=[rooms_of, reserved, creator_of], args=[a, "r1", entry, v4, ""])
+        settle(keys=[rooms_of, reserved, creator_of], args=[a, "r1", entry, v4, "", 2, 16])
     assert held() == {v4: "1"} and r.hgetall(creator_of) == {"r1": entry}
     r.sadd(live, "r1")
     for _ in range(2):  # over or expired: counted down once, the field dropped at 0
@@ -455,10 +455,15 @@ def test_the_per_address_counters_count_each_room_once_whatever_the_order(
     assert held() == {v4: "1"}
     late, ok = take("e", at=1061.0)
     assert ok == 1 and held() == {v4: "1"} and r.zrange(reserved, 0, -1) == [late]
-    # a create slower than that: its room counts again when it is made
+    # a create slower than that: its room counts again when it is made, below the cap
+    # only (its place may have been taken meanwhile)
     take("f", at=1200.0)
-    settle(keys=[rooms_of, reserved, creator_of], args=[late, "r2", entry, v4, ""])
+    assert settle(keys=[rooms_of, reserved, creator_of],
+                  args=[late, "r2", entry, v4, "", 2, 16]) == 1
     assert held() == {v4: "2"}
+    assert settle(keys=[rooms_of, reserved, creator_of],
+                  args=["lapsed", "r9", entry, v4, "", 2, 16]) == 0
+    assert held() == {v4: "2"} and not r.hexists(creator_of, "r9")
     # an IPv6 /64 counts under itself and its /48: eight /64s fill the /48's share
     r.delete(rooms_of, reserved, creator_of)
     for i in range(8):

@@ -148,14 +148,24 @@ return 1
 CANCEL = COUNT + """
 if redis.call('zrem', KEYS[2], ARGV[1]) == 1 then count(KEYS[1], ARGV[2], ARGV[3], -1) end
 """
-# a room made: its reservation becomes its creator_of entry, one count either way (a
-# reservation that expired meanwhile: the room counts again; an entry a recount wrote
-# already: the reservation's count goes).  KEYS rooms_of, reserved, creator_of; ARGV
-# reservation, room, entry, address, /48
+# a room made: its reservation becomes its creator_of entry, one count either way (an
+# entry a recount wrote already: the reservation's count goes).  A reservation that
+# expired meanwhile (a create slower than RESERVATION_TTL) counted nothing since, and
+# other creates may have taken its place: the room counts again only below the cap, as
+# a new reservation would (0: refused, nothing written; the node undoes the room).
+# KEYS rooms_of, reserved, creator_of; ARGV reservation, room, entry, address, /48,
+# limit, the /48's limit
 SETTLE = COUNT + """
+local function held(field) return tonumber(redis.call('hget', KEYS[1], field) or '0') end
 local had = redis.call('zrem', KEYS[2], ARGV[1])
+if had == 0 and redis.call('hexists', KEYS[3], ARGV[2]) == 0
+    and (held(ARGV[4]) >= tonumber(ARGV[6])
+         or (ARGV[5] ~= '' and held(ARGV[5]) >= tonumber(ARGV[7]))) then
+  return 0
+end
 local added = redis.call('hsetnx', KEYS[3], ARGV[2], ARGV[3])
 if added ~= had then count(KEYS[1], ARGV[4], ARGV[5], added - had) end
+return 1
 """
 # a room no longer live (over, expired, not rebuilt): out of live and the lobby, its
 # creator's count down once.  KEYS live, infos, creator_of, rooms_of; ARGV room
@@ -349,12 +359,24 @@ class ClusterLobby(Lobby):
             raise
         if reserved:
             try:
-                await self._settle(keys=[ROOMS_OF, RESERVED, CREATOR_OF],
-                                   args=[reservation, room.id, _entry(creator), creator,
-                                         network])
+                settled = await self._settle(
+                    keys=[ROOMS_OF, RESERVED, CREATOR_OF],
+                    args=[reservation, room.id, _entry(creator), creator, network, limit,
+                          limit * NETWORK_SHARE])
             except RedisError:  # the room is made: it counts until the reservation expires
                 log.warning("node %s: room %s's creator not shared", self.node_id, room.id)
+            else:
+                if settled == 0:  # its reservation lapsed and the cap filled meanwhile
+                    await self._unmake(room)
+                    raise self.too_many_rooms()
         return room
+
+    async def _unmake(self, room: Room) -> None:
+        """Undo a room just made, before anyone knew of it: expired in the database, out
+        of memory and of the cluster's live set, its lease freed."""
+        await self.store.forget_addresses(room.id, status="expired")
+        await self.drop(room.id, 1001, "the room expired")
+        await self.forget(room.id)
 
     async def _create(self, rules: Rules, name: str, seed: int | None,
                       creator: str | None, private: bool) -> Room:

@@ -1,0 +1,126 @@
+"""One cluster node (:class:`~hzmj.server.cluster.ClusterLobby`) in this process, on an
+SQLite file and a Redis database of its own, driven step by step: what a slow create, a
+Redis that lost its data or a dead node leave behind, without starting server processes
+(``tests/test_cluster.py`` runs real nodes).
+
+Runs when Redis can be had: ``HZMJ_TEST_REDIS_URL`` (its database is flushed; never one
+another engineer uses), or a ``redis-server`` on PATH started here (``.ci/redis.sh``)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+from hzmj.rules import Rules
+from hzmj.server import cluster
+from hzmj.server.cluster import ClusterLobby
+from hzmj.server.config import ServerConfig, database_url
+from hzmj.server.rooms import RoomError
+from hzmj.server.storage import open_store
+from test_server_support import free_port
+
+
+@pytest.fixture(scope="module")
+def redis_url() -> Iterator[str]:
+    url = os.environ.get("HZMJ_TEST_REDIS_URL")
+    if url:
+        yield url
+        return
+    if shutil.which("redis-server") is None:
+        pytest.skip("no Redis: HZMJ_TEST_REDIS_URL is not set and redis-server is not "
+                    "installed (.ci/redis.sh installs and starts one)")
+    port = free_port()
+    proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1",
+                             "--save", "", "--appendonly", "no"], stdout=subprocess.DEVNULL)
+    url = f"redis://127.0.0.1:{port}/0"
+    for _ in range(100):
+        try:
+            if redis.Redis.from_url(url).ping():
+                break
+        except redis.RedisError:
+            time.sleep(0.05)
+    yield url
+    proc.terminate()
+    proc.wait(10)
+
+
+@pytest.fixture
+def r(redis_url: str) -> redis.Redis:
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    client.flushdb()
+    return client
+
+
+Job = Callable[[ClusterLobby], Awaitable[None]]
+
+
+def on_a_node(redis_url: str, tmp_path: Path, job: Job, node_id: str = "n1",
+              **settings: Any) -> None:
+    """Run ``job`` on a node that has joined the cluster, then close the node.  The lease
+    TTL is long (heartbeats every 20 s): the test drives the steps it looks at itself."""
+    cfg = ServerConfig(db=str(tmp_path / "node.db"), redis=redis_url, node_id=node_id,
+                       bot_workers=0, lease_ttl=60, **settings)
+
+    async def run() -> None:
+        store = await open_store(database_url(cfg.db))
+        lobby = ClusterLobby(store, cfg)
+        try:
+            await lobby.restore()
+            await job(lobby)
+        finally:
+            await lobby.close()
+            await store.close()
+
+    asyncio.run(run())
+
+
+def test_a_create_whose_reservation_lapsed_is_refused_at_the_cap(
+        redis_url: str, r: redis.Redis, tmp_path: Path) -> None:
+    """A create slower than the reservation's 60 s: the reservation expired, other creates
+    of the address took its place, and the room was counted again when it was made (17
+    live rooms for a cap of 16).  Now the room is undone and the create refused."""
+    address = "198.51.100.7"
+
+    async def job(lobby: ClusterLobby) -> None:
+        make = lobby._create
+
+        async def slow(*args: Any) -> Any:
+            # meanwhile: the reservation expired (another node struck it off) and the
+            # address's other creates filled the cap
+            r.delete(cluster.RESERVED)
+            r.hset(cluster.ROOMS_OF, address, "16")
+            return await make(*args)
+
+        lobby._create = slow  # type: ignore[method-assign]
+        with pytest.raises(RoomError) as refused:
+            await lobby.create(Rules(), "slow", None, address)
+        assert refused.value.code == "too_many_rooms"
+        assert lobby.rooms == {} and lobby.owned == set()
+        assert r.hgetall(cluster.ROOMS_OF) == {address: "16"}  # nothing added
+        assert r.hlen(cluster.CREATOR_OF) == 0 and r.scard(cluster.LIVE) == 0
+        assert r.keys(cluster.PREFIX + "lease:*") == []
+        stored = await lobby.store.load_rooms(statuses=("open", "running", "expired"))
+        assert [s.status for s in stored] == ["expired"]
+        # below the cap, a lapsed reservation's room counts as a new one would
+        async def lapsed(*args: Any) -> Any:
+            r.delete(cluster.RESERVED)
+            r.hset(cluster.ROOMS_OF, address, "3")
+            return await make(*args)
+
+        lobby._create = lapsed  # type: ignore[method-assign]
+        r.hset(cluster.ROOMS_OF, address, "3")
+        room = await lobby.create(Rules(), "slow", None, address)
+        assert r.hget(cluster.ROOMS_OF, address) == "4"
+        assert json.loads(r.hget(cluster.CREATOR_OF, room.id) or "null") == [address, ""]
+
+    on_a_node(redis_url, tmp_path, job)
