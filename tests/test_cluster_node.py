@@ -124,3 +124,46 @@ def test_a_create_whose_reservation_lapsed_is_refused_at_the_cap(
         assert json.loads(r.hget(cluster.CREATOR_OF, room.id) or "null") == [address, ""]
 
     on_a_node(redis_url, tmp_path, job)
+
+
+def test_after_redis_lost_its_data_the_rooms_count_and_show_again(
+        redis_url: str, r: redis.Redis, tmp_path: Path) -> None:
+    """FLUSHDB (or a Redis restarted without persistence) under a running node: its
+    rooms no longer counted towards rooms_per_address, were not listed, and a dead
+    node's rooms stayed unknown until some node restarted.  The next heartbeat sees the
+    generation key gone and registers the node's rooms again, a playing room's creator
+    from memory (the database forgot it at the start); the database's other rooms follow
+    a lease TTL later."""
+    address, other = "198.51.100.8", "203.0.113.9"
+
+    async def job(lobby: ClusterLobby) -> None:
+        waiting = await lobby.create(Rules(), "waiting", None, address)
+        playing = await lobby.create(Rules(), "playing", None, address)
+        _, token = await playing.call(lambda: playing.join("p", None, address))
+        for seat in (1, 2, 3):
+            await playing.call(lambda s=seat: playing.add_bot(token, s, "random"))
+        await playing.call(lambda: playing.start(token))
+        # an open room of a node that died, in the database only
+        await lobby.store.create_room("orphan", "o", Rules().to_json(), 1, creator=other)
+        assert r.hget(cluster.ROOMS_OF, address) == "2"
+        r.flushdb()
+        await lobby._beat()
+        assert r.hgetall(cluster.ROOMS_OF) == {address: "2"}
+        assert r.smembers(cluster.LIVE) == {waiting.id, playing.id}
+        assert {room: json.loads(entry)[0] for room, entry
+                in r.hgetall(cluster.CREATOR_OF).items()} == {waiting.id: address,
+                                                               playing.id: address}
+        assert {r.get(cluster.lease_key(room)) for room in (waiting.id, playing.id)} == {"n1"}
+        for _ in range(100):  # the flush loop publishes their lobby entries again
+            if r.hlen(cluster.INFOS) == 2:
+                break
+            await asyncio.sleep(0.05)
+        assert set(r.hkeys(cluster.INFOS)) == {waiting.id, playing.id}
+        assert len(lobby._background) == 1  # the stored rooms' turn, a lease TTL later
+        await lobby._register_stored(0)
+        assert r.smembers(cluster.LIVE) == {waiting.id, playing.id, "orphan"}
+        assert r.hgetall(cluster.ROOMS_OF) == {address: "2", other: "1"}
+        await lobby._beat()  # the same generation: nothing more to do
+        assert len(lobby._background) == 1
+
+    on_a_node(redis_url, tmp_path, job)

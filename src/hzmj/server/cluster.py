@@ -15,7 +15,8 @@ URL and state, expires unless refreshed), ``load`` (hash: node -> rooms), ``live
 unfinished rooms), ``lease:<room>`` (owner node id, with TTL), ``infos`` (hash: room ->
 lobby entry), ``drain:<id>``, and for ``rooms_per_address`` ``rooms_of`` (hash: address or
 IPv6 /48 -> live rooms and creates under way), ``creator_of`` (hash: live room -> its
-creator) and ``reserved`` (creates under way); channels ``<db>:cmd:<id>`` (requests and
+creator) and ``reserved`` (creates under way), ``generation`` (gone: Redis lost its data,
+and the nodes register their rooms again); channels ``<db>:cmd:<id>`` (requests and
 replies for a node) and ``<db>:lobby`` (room updates, rooms given up).
 """
 
@@ -71,6 +72,10 @@ FORWARDED = "hzmj.forwarded"  # scope key of a request a node runs for another n
 PROXIED = b"x-hzmj-proxied"  # header of a WebSocket a node proxies to the owner
 CLIENT = b"x-hzmj-client"  # with it: the client's address and the cluster's signature
 SECRET = PREFIX + "secret"  # the nodes' shared key for CLIENT signatures
+# made by the first node to find it missing: a Redis that lost its data (a restart without
+# persistence, FLUSHDB) lost it too, and each node that sees a new one registers its rooms
+# again (live, lobby entries, rooms_of), as it did when it started
+GENERATION = PREFIX + "generation"
 INTERNAL = b"x-hzmj-"  # header names only nodes may send (stripped from what clients send)
 ROOM_PATH = re.compile(r"^/(?:api/rooms|api/matches|ws/rooms)/([^/]+)")
 HOP_HEADERS = {b"host", b"connection", b"upgrade", b"content-length"}
@@ -272,6 +277,7 @@ class ClusterLobby(Lobby):
         self.app: ASGIApp | None = None  # the whole application, for forwarded requests
         self.owned: set[str] = set()  # rooms whose lease this node holds
         self.secret = b""  # the cluster's key (Redis SECRET), read at every heartbeat
+        self.generation: str | None = None  # the GENERATION this node's rooms are in
         self.draining = False
         self._dirty: set[str] = set()
         self._wake_flush = asyncio.Event()
@@ -293,14 +299,7 @@ class ClusterLobby(Lobby):
             raise RuntimeError(f"Redis at {self.config.redis} cannot be reached: {exc}") \
                 from None
         await self.redis.delete(drain_key(self.node_id))
-        creators = await self.store.unfinished_rooms()
-        if creators:
-            await self.redis.sadd(LIVE, *creators)
-        entries = [(room, _entry(creator)) for room, creator in creators.items() if creator]
-        await self._recount(keys=[ROOMS_OF, RESERVED, CREATOR_OF, LIVE],
-                            args=[time.time() - RESERVATION_TTL,
-                                  *(part for pair in entries for part in pair)])
-        await self._beat()
+        await self._beat()  # registers the database's unfinished rooms (a new generation)
         subscribed = asyncio.Event()
         self._tasks = [asyncio.create_task(coro) for coro in (
             self._heartbeat(), self._scan_loop(), self._flush_loop(), self._listen(subscribed))]
@@ -502,8 +501,51 @@ class ClusterLobby(Lobby):
             pipe.hset(LOAD, self.node_id, len(self.owned))
             pipe.set(SECRET, secrets.token_hex(32), nx=True)  # the first node makes the key
             pipe.get(SECRET)
-            *_, secret = await pipe.execute()
+            pipe.set(GENERATION, secrets.token_hex(8), nx=True)
+            pipe.get(GENERATION)
+            *_, secret, _, generation = await pipe.execute()
         self.secret = str(secret or "").encode()
+        if generation != self.generation:
+            await self._rejoin(starting=self.generation is None)
+            self.generation = generation
+
+    async def _rejoin(self, starting: bool) -> None:
+        """Register this node's rooms in Redis: when it starts, and again when Redis lost
+        its data (then no room counted towards ``rooms_per_address``, none was listed,
+        and none whose node died was taken).  The rooms the database knows follow a
+        lease TTL later, after the rooms' owners took their leases again, so that no node
+        takes another's rooms meanwhile; a node that starts registers them at once."""
+        if not starting:
+            log.warning("node %s: Redis lost the cluster's keys; registering %d rooms again",
+                        self.node_id, len(self.owned))
+        await self._register(await self.store.unfinished_rooms() if starting else {})
+        if not starting:
+            self._spawn(self._register_stored(self.ttl_ms / 1000))
+        self._dirty |= self.owned  # their lobby entries
+        self._wake_flush.set()
+        self._wake_scan.set()
+
+    async def _register_stored(self, after: float) -> None:
+        await asyncio.sleep(after)
+        try:
+            await self._register(await self.store.unfinished_rooms())
+        except RedisError:
+            log.warning("node %s: could not register the stored rooms", self.node_id)
+
+    async def _register(self, stored: dict[str, str | None]) -> None:
+        """Make ``stored`` (room -> creator, the database's unfinished rooms) and this
+        node's live rooms (their creators from memory: the database forgets a creator
+        when its match starts) live, with their creators' entries, and recount
+        ``rooms_of`` from every entry and reservation."""
+        mine = {room_id: room.creator for room_id in self.owned
+                if (room := self.rooms.get(room_id)) is not None and room.over_at is None}
+        creators = {**stored, **{r: c for r, c in mine.items() if c or r not in stored}}
+        if creators:
+            await self.redis.sadd(LIVE, *creators)
+        entries = [(room, _entry(creator)) for room, creator in creators.items() if creator]
+        await self._recount(keys=[ROOMS_OF, RESERVED, CREATOR_OF, LIVE],
+                            args=[time.time() - RESERVATION_TTL,
+                                  *(part for pair in entries for part in pair)])
 
     def _spawn(self, job: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(job)
