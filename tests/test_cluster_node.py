@@ -25,7 +25,7 @@ from hzmj.rules import Rules
 from hzmj.server import cluster
 from hzmj.server.cluster import ClusterLobby
 from hzmj.server.config import ServerConfig, database_url
-from hzmj.server.rooms import RoomError
+from hzmj.server.rooms import RoomError, cancel_and_wait
 from hzmj.server.storage import open_store
 from test_server_support import free_port
 
@@ -167,3 +167,29 @@ def test_after_redis_lost_its_data_the_rooms_count_and_show_again(
         assert len(lobby._background) == 1
 
     on_a_node(redis_url, tmp_path, job)
+
+
+def test_a_task_that_swallows_its_cancellation_is_stopped_all_the_same() -> None:
+    """On Python 3.11 ``asyncio.wait_for`` (redis-py's reads run in it) swallows a
+    cancellation that comes with its result: a node's scan loop ran on after close()
+    cancelled it, and the node never stopped on SIGTERM.  A task still running is
+    cancelled again."""
+    swallowed = []
+
+    async def loop() -> None:
+        while True:
+            try:
+                await asyncio.sleep(3600)
+            except asyncio.CancelledError:
+                swallowed.append(1)
+                if len(swallowed) == 3:
+                    raise
+
+    async def run() -> asyncio.Task[None]:
+        task = asyncio.create_task(loop())
+        await asyncio.sleep(0)
+        await asyncio.wait_for(cancel_and_wait([task]), 30)
+        return task
+
+    task = asyncio.run(run())
+    assert task.cancelled() and len(swallowed) == 3

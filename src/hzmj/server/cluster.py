@@ -49,7 +49,7 @@ from hzmj.rules import Rules
 from hzmj.server.config import ServerConfig
 from hzmj.server.guard import NETWORK_SHARE, network_key
 from hzmj.server.protocol import RoomInfo
-from hzmj.server.rooms import Lobby, Room
+from hzmj.server.rooms import Lobby, Room, cancel_and_wait
 from hzmj.server.storage import Store
 
 log = logging.getLogger("hzmj.server.cluster")
@@ -313,9 +313,7 @@ class ClusterLobby(Lobby):
         self.draining = True
         await asyncio.gather(*(self._give_up(room_id, 1012, "server restarting")
                                for room_id in list(self.owned)))
-        for task in [*self._tasks, *self._background]:
-            task.cancel()
-        await asyncio.gather(*self._tasks, *self._background, return_exceptions=True)
+        await cancel_and_wait([*self._tasks, *self._background])
         try:
             await self.redis.delete(node_key(self.node_id))
             await self.redis.srem(NODES, self.node_id)

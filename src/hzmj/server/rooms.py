@@ -270,10 +270,8 @@ class Room:
             async def halt() -> None:
                 raise asyncio.CancelledError
             self.post(halt)
-            finished, _ = await asyncio.wait({task}, timeout=grace)
-            if not finished:
-                task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+            await asyncio.wait({task}, timeout=grace)
+            await cancel_and_wait([task])
         await self._stop_thinking()  # bots the actor started while it finished its job
         while not self._inbox.empty():
             _, done = self._inbox.get_nowait()
@@ -1282,6 +1280,24 @@ class Room:
         return room
 
 
+RECANCEL_EVERY = 0.5  # seconds a cancelled task may take before it is cancelled again
+
+
+async def cancel_and_wait(tasks: Iterable[asyncio.Task[Any]]) -> None:
+    """Cancel ``tasks`` and wait until each is done, cancelling again every
+    :data:`RECANCEL_EVERY` seconds one that is not: on Python 3.11 ``asyncio.wait_for``
+    (which redis-py's and the database driver's reads run in) swallows a cancellation
+    that comes with its result, and a loop cancelled so runs on for ever (a node that
+    never stopped on SIGTERM)."""
+    tasks = list(tasks)
+    pending = {t for t in tasks if not t.done()}
+    while pending:
+        for task in pending:
+            task.cancel()
+        _, pending = await asyncio.wait(pending, timeout=RECANCEL_EVERY)
+    await asyncio.gather(*tasks, return_exceptions=True)  # their exceptions retrieved
+
+
 class Lobby:
     """Every live room of this server process, and their lifetimes: finished rooms
     leave memory after ``finished_grace`` (their record stays in the database), open
@@ -1477,8 +1493,7 @@ class Lobby:
 
     async def close(self) -> None:
         if self._sweeper is not None:
-            self._sweeper.cancel()
-            await asyncio.gather(self._sweeper, return_exceptions=True)
+            await cancel_and_wait([self._sweeper])
         for room in self.rooms.values():
             room.close_connections(1012, "server restarting")
         await asyncio.gather(*(r.stop_actor() for r in self.rooms.values()))
