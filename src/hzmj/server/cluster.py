@@ -68,6 +68,10 @@ ROOMS_OF = PREFIX + "rooms_of"  # address (and IPv6 /48) -> its live rooms + res
 CREATOR_OF = PREFIX + "creator_of"  # live room -> JSON [address, /48 or ""]
 RESERVED = PREFIX + "reserved"  # creates under way: JSON [node, nonce, address, /48] by time
 RESERVATION_TTL = 60.0  # a reservation left by a node that died mid-create stops counting
+# a node reads the whole live set only when a room may have lost its owner (a node left
+# the live set, a room was given up, a client asked for a room nobody holds); and this
+# often in any case, for what no one told it (a lost pub/sub message)
+FULL_SCAN_EVERY = 30.0
 FORWARDED = "hzmj.forwarded"  # scope key of a request a node runs for another node
 PROXIED = b"x-hzmj-proxied"  # header of a WebSocket a node proxies to the owner
 CLIENT = b"x-hzmj-client"  # with it: the client's address and the cluster's signature
@@ -282,6 +286,9 @@ class ClusterLobby(Lobby):
         self._dirty: set[str] = set()
         self._wake_flush = asyncio.Event()
         self._wake_scan = asyncio.Event()
+        self._seen_nodes: frozenset[str] = frozenset()  # the live nodes at the last scan
+        self._next_scan = 0.0  # the next scan in any case (time.monotonic())
+        self._pending_scan = False  # the last scan left rooms to take
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._background: set[asyncio.Task[None]] = set()  # one-off jobs, kept referenced
@@ -595,30 +602,54 @@ class ClusterLobby(Lobby):
                     await self._wake_scan.wait()
             except TimeoutError:
                 pass
+            asked = self._wake_scan.is_set()
             self._wake_scan.clear()
             try:
-                await self._scan()
+                await self._watch(asked)
             except RedisError:
                 log.warning("node %s: Redis unreachable; not taking rooms", self.node_id)
             except Exception:
                 log.exception("node %s: scan failed", self.node_id)
 
-    async def _scan(self) -> None:
-        """Take a fair share of the live rooms nobody holds a lease on."""
-        if self.draining:
+    async def _watch(self, asked: bool) -> None:
+        """Scan the live rooms (:meth:`_scan`) when one may have lost its owner: ``asked``
+        (a room given up, a client asked for a room nobody holds, Redis lost its data),
+        the live nodes changed since the last scan (a node's heartbeat expired: its
+        leases expired before it), the last scan left rooms to take, or
+        :data:`FULL_SCAN_EVERY` has passed.  Otherwise a tick reads the nodes alone, not
+        every live room: a cluster's Redis reads grow with its nodes, not its rooms."""
+        nodes = await live_nodes(self.redis)
+        seen = frozenset(n.id for n in nodes)
+        now = time.monotonic()
+        if not (asked or self._pending_scan or seen != self._seen_nodes
+                or now >= self._next_scan):
             return
+        self._seen_nodes, self._next_scan = seen, now + FULL_SCAN_EVERY
+        self._pending_scan = await self._scan(nodes)
+
+    async def _scan(self, nodes: list[Node]) -> bool:
+        """Take a fair share of the live rooms nobody holds a lease on.  True while some
+        are left for the next scan: orphans left to other nodes (or to this one, if
+        another was quicker), and rooms whose lease a node that is gone still holds (its
+        heartbeat expired before its last leases)."""
+        if self.draining:
+            return False
         live = cast(set[str], await self.redis.smembers(LIVE))
         candidates = [r for r in live if r not in self.rooms]
         if not candidates:
-            return
+            return False
         owners = await self.redis.mget([lease_key(r) for r in candidates])
+        alive = {n.id for n in nodes}
         orphans = [r for r, o in zip(candidates, owners, strict=True) if o is None]
+        left = any(o is not None and o not in alive for o in owners)
         if not orphans:
-            return
-        takers = [n for n in await live_nodes(self.redis) if not n.draining]
+            return left
+        takers = [n for n in nodes if not n.draining]
         random.shuffle(orphans)
-        for room_id in orphans[:math.ceil(len(orphans) / max(1, len(takers)))]:
+        share = math.ceil(len(orphans) / max(1, len(takers)))
+        for room_id in orphans[:share]:
             await self._take(room_id)
+        return left or share < len(orphans)
 
     async def _take(self, room_id: str) -> None:
         if not await self.redis.set(lease_key(room_id), self.node_id, nx=True,
