@@ -64,22 +64,34 @@ def r(redis_url: str) -> redis.Redis:
 Job = Callable[[ClusterLobby], Awaitable[None]]
 
 
-def on_a_node(redis_url: str, tmp_path: Path, job: Job, node_id: str = "n1",
-              **settings: Any) -> None:
-    """Run ``job`` on a node that has joined the cluster, then close the node.  The lease
-    TTL is long (heartbeats every 20 s): the test drives the steps it looks at itself."""
-    cfg = ServerConfig(db=str(tmp_path / "node.db"), redis=redis_url, node_id=node_id,
-                       bot_workers=0, lease_ttl=60, **settings)
+def on_a_node(redis_url: str, tmp_path: Path, job: Job, **settings: Any) -> None:
+    """Run ``job`` on a node (``n1``) that has joined the cluster, then close the node.
+    The lease TTL is long (heartbeats every 20 s): the test drives the steps it looks
+    at itself."""
+    async def one(nodes: list[ClusterLobby]) -> None:
+        await job(nodes[0])
 
+    on_nodes(redis_url, tmp_path, 1, one, **settings)
+
+
+def on_nodes(redis_url: str, tmp_path: Path, count: int,
+             job: Callable[[list[ClusterLobby]], Awaitable[None]], **settings: Any) -> None:
+    """:func:`on_a_node` for ``count`` nodes ``n1``, ``n2`` … on one database."""
     async def run() -> None:
-        store = await open_store(database_url(cfg.db))
-        lobby = ClusterLobby(store, cfg)
+        nodes = []
         try:
-            await lobby.restore()
-            await job(lobby)
+            for i in range(count):
+                cfg = ServerConfig(db=str(tmp_path / "node.db"), redis=redis_url,
+                                   node_id=f"n{i + 1}", bot_workers=0, lease_ttl=60,
+                                   **settings)
+                store = await open_store(database_url(cfg.db))
+                nodes.append(ClusterLobby(store, cfg))
+                await nodes[-1].restore()
+            await job(nodes)
         finally:
-            await lobby.close()
-            await store.close()
+            for lobby in nodes:
+                await lobby.close()
+                await lobby.store.close()
 
     asyncio.run(run())
 
@@ -247,3 +259,36 @@ def test_a_task_that_swallows_its_cancellation_is_stopped_all_the_same() -> None
 
     task = asyncio.run(run())
     assert task.cancelled() and len(swallowed) == 3
+
+
+def test_the_connect_rate_is_one_allowance_across_the_nodes(
+        redis_url: str, r: redis.Redis, tmp_path: Path) -> None:
+    """WebSocket connects of one address (connects_per_second, connect_burst) count in
+    Redis: a client spreading its sockets over the nodes meets one allowance, an IPv6 /64
+    draws on its /48's share (eight times as large) too, and without Redis a node counts
+    alone."""
+    from hzmj.server.guard import NETWORK_SHARE
+
+    async def job(nodes: list[ClusterLobby]) -> None:
+        one, two = nodes
+        taken = [await (one, two)[i % 2].take_connect("198.51.100.30") for i in range(4)]
+        assert taken == [True, True, True, False]
+        assert not await one.take_connect("198.51.100.30")
+        assert await two.take_connect("198.51.100.31")  # another address
+        level = r.hgetall(cluster.connects_key("198.51.100.30"))
+        # the bucket goes once it would be full again (3 tokens at 0.001 a second)
+        assert float(level["tokens"]) < 1
+        assert 0 < r.pttl(cluster.connects_key("198.51.100.30")) <= 3_000_000 + 1000
+        # a site's /64s: each its own burst, all of them NETWORK_SHARE bursts together
+        site = [f"2001:db8:5:{i:x}::/64" for i in range(NETWORK_SHARE * 3 + 1)]
+        answers = [await nodes[i % 2].take_connect(net) for i, net in enumerate(site)]
+        assert answers == [True] * (NETWORK_SHARE * 3) + [False]
+        assert await one.take_connect("2001:db8:6::/64")  # another site
+        async def unreachable(**_: Any) -> None:
+            raise redis.ConnectionError("Redis is away")
+
+        one._take_connect = unreachable  # type: ignore[assignment]  # this node's own
+        assert [await one.take_connect("198.51.100.30") for _ in range(4)] == [
+            True, True, True, False]
+
+    on_nodes(redis_url, tmp_path, 2, job, connect_burst=3, connects_per_second=0.001)

@@ -16,7 +16,8 @@ unfinished rooms), ``lease:<room>`` (owner node id, with TTL), ``infos`` (hash: 
 lobby entry), ``drain:<id>``, and for ``rooms_per_address`` ``rooms_of`` (hash: address or
 IPv6 /48 -> live rooms and creates under way), ``creator_of`` (hash: live room -> its
 creator) and ``reserved`` (creates under way), ``generation`` (gone: Redis lost its data,
-and the nodes register their rooms again); channels ``<db>:cmd:<id>`` (requests and
+and the nodes register their rooms again), ``connects:<address>`` (a token bucket of
+WebSocket connects); channels ``<db>:cmd:<id>`` (requests and
 replies for a node) and ``<db>:lobby`` (room updates, rooms given up).
 """
 
@@ -47,7 +48,14 @@ from websockets.typing import Subprotocol
 
 from hzmj.rules import Rules
 from hzmj.server.config import ServerConfig
-from hzmj.server.guard import NETWORK_SHARE, network_key
+from hzmj.server.guard import (
+    CONNECT_COUNTED,
+    NETWORK_SHARE,
+    TOO_MANY_CONNECTS,
+    address_key,
+    network_key,
+    too_many_connects,
+)
 from hzmj.server.protocol import RoomInfo
 from hzmj.server.rooms import Lobby, Room, cancel_and_wait
 from hzmj.server.storage import Store
@@ -213,6 +221,39 @@ end
 """
 
 
+# connects_per_second across the cluster: a token bucket per address (and IPv6 /48, which
+# has NETWORK_SHARE times the rate and burst), on Redis's clock.  KEYS the address's
+# bucket (then its /48's); ARGV tokens a second, burst, the /48's share.  1: taken from
+# each; 0: refused, nothing taken
+TAKE_CONNECT = """
+local t = redis.call('time')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local levels = {}
+for i, key in ipairs(KEYS) do
+  local share = i == 1 and 1 or tonumber(ARGV[3])
+  local rate, burst = tonumber(ARGV[1]) * share / 1000, tonumber(ARGV[2]) * share
+  local held = redis.call('hmget', key, 'tokens', 'at')
+  local tokens = tonumber(held[1]) or burst
+  local at = tonumber(held[2]) or now
+  tokens = math.min(burst, tokens + math.max(0, now - at) * rate)
+  if tokens < 1 then return 0 end
+  levels[i] = {tokens - 1, rate, burst}
+end
+for i, key in ipairs(KEYS) do
+  local tokens, rate, burst = unpack(levels[i])
+  redis.call('hset', key, 'tokens', tostring(tokens), 'at', tostring(now))
+  local full = rate > 0 and math.ceil((burst - tokens) / rate) or 86400000
+  redis.call('pexpire', key, full + 1000)
+end
+return 1
+"""
+
+
+def connects_key(address: str) -> str:
+    """The :data:`TAKE_CONNECT` bucket of an address key or IPv6 /48."""
+    return f"{PREFIX}connects:{address}"
+
+
 class Unavailable(Exception):
     """A room is between owners (its node died and no node has taken it yet)."""
 
@@ -278,6 +319,7 @@ class ClusterLobby(Lobby):
         self._settle = self.redis.register_script(SETTLE)
         self._not_live = self.redis.register_script(NOT_LIVE)
         self._recount = self.redis.register_script(RECOUNT)
+        self._take_connect = self.redis.register_script(TAKE_CONNECT)
         self.app: ASGIApp | None = None  # the whole application, for forwarded requests
         self.owned: set[str] = set()  # rooms whose lease this node holds
         self.secret = b""  # the cluster's key (Redis SECRET), read at every heartbeat
@@ -381,6 +423,20 @@ class ClusterLobby(Lobby):
         await self.store.forget_addresses(room.id, status="expired")
         await self.drop(room.id, 1001, "the room expired")
         await self.forget(room.id)
+
+    async def take_connect(self, address: str) -> bool:
+        """:meth:`Lobby.take_connect` counted across the cluster (a client spreading its
+        sockets over the nodes meets one allowance); this node's own count while Redis
+        is away."""
+        network = network_key(address)
+        try:
+            taken = await self._take_connect(
+                keys=[connects_key(address), *([connects_key(network)] if network else [])],
+                args=[self.config.connects_per_second, self.config.connect_burst,
+                      NETWORK_SHARE])
+        except RedisError:
+            return await super().take_connect(address)
+        return bool(taken)
 
     async def _create(self, rules: Rules, name: str, seed: int | None,
                       creator: str | None, private: bool) -> Room:
@@ -846,10 +902,12 @@ class ClusterRouter:
         if scope["type"] == "websocket" and any(k == PROXIED for k, _ in scope["headers"]):
             # a node proxies a client's WebSocket here: that client's address counts (the
             # spectator cap is per address), not the proxying node's, and it is served
-            # here (no proxying on) if a node signed it; anything else is routed as usual
+            # here (no proxying on) if a node signed it; anything else is routed as usual.
+            # The proxying node counted its connect
             host = proxied_client(lobby.secret, scope)
             if host is not None:
-                await self.app({**scope, "client": (host, 0)}, receive, send)
+                await self.app({**scope, "client": (host, 0), CONNECT_COUNTED: True},
+                               receive, send)
                 return
         if scope["type"] == "http":
             await self._http(lobby, scope, receive, send)
@@ -898,6 +956,16 @@ class ClusterRouter:
 
     async def _websocket(self, lobby: ClusterLobby, scope: Scope, receive: Receive,
                          send: Send) -> None:
+        client = scope.get("client")
+        if not await lobby.take_connect(address_key(client[0]) if client else "?"):
+            # refused where the client came in: before a route is looked up or a socket
+            # to the owner opened
+            if await receive() == {"type": "websocket.connect"}:
+                await send({"type": "websocket.accept"})
+                await send({"type": "websocket.close", "code": TOO_MANY_CONNECTS,
+                            "reason": too_many_connects(lobby.config.connects_per_second)})
+            return
+        scope = {**scope, CONNECT_COUNTED: True}
         try:
             node = await lobby.route("GET", scope["path"])
         except Unavailable:
@@ -914,7 +982,6 @@ class ClusterRouter:
                        for k, v in scope["headers"]
                        if k not in HOP_HEADERS and not k.startswith((b"sec-websocket",
                                                                      INTERNAL))]
-            client = scope.get("client")
             if client and lobby.secret:
                 headers.append((CLIENT.decode(), sign_client(lobby.secret, lobby.node_id,
                                                              client[0], scope["path"])))

@@ -39,7 +39,7 @@ from hzmj.server import metrics
 from hzmj.server.account_protocol import names_alike
 from hzmj.server.bots import AUTO_BOT, Thinker, bot_seed, cancelled_by_caller, get_bot
 from hzmj.server.config import ServerConfig
-from hzmj.server.guard import NETWORK_SHARE, Bucket, network_key
+from hzmj.server.guard import NETWORK_SHARE, Bucket, BucketsByKey, network_key
 from hzmj.server.protocol import (
     AckMsg,
     ActionRequest,
@@ -1312,6 +1312,7 @@ class Lobby:
         self.quarantined: list[str] = []
         self._creating: list[str | None] = []  # creators of rooms being written
         self._sweeper: asyncio.Task[None] | None = None
+        self.connects = BucketsByKey(config.connects_per_second, config.connect_burst)
 
     async def restore(self) -> None:
         """Rebuild every unfinished room from the database and start its actor (see
@@ -1436,6 +1437,12 @@ class Lobby:
             shared += network is not None and network_key(other) == network
         if mine >= limit or shared >= limit * NETWORK_SHARE:
             raise self.too_many_rooms()
+
+    async def take_connect(self, address: str) -> bool:
+        """Whether ``address`` (a client's :func:`~hzmj.server.guard.address_key`) may
+        open one more WebSocket now: ``connects_per_second``, bursts of
+        ``connect_burst`` (an IPv6 /64 within its /48's share); one is taken if so."""
+        return self.connects.take(address)
 
     def too_many_rooms(self) -> RoomError:
         """The refusal of a create past ``rooms_per_address``."""
