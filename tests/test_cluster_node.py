@@ -292,3 +292,26 @@ def test_the_connect_rate_is_one_allowance_across_the_nodes(
             True, True, True, False]
 
     on_nodes(redis_url, tmp_path, 2, job, connect_burst=3, connects_per_second=0.001)
+
+
+def test_a_burst_of_redis_calls_waits_for_connections_instead_of_failing(
+        redis_url: str, r: redis.Redis, tmp_path: Path) -> None:
+    """redis-py's pool refused the 101st call at once (MaxConnectionsError): a node giving
+    up 100 rooms on SIGTERM left some leases to expire, and a burst of requests for rooms
+    (each looks up the room's owner) answered 500.  Calls now wait for a connection."""
+    calls = 3 * cluster.REDIS_CONNECTIONS
+
+    async def job(lobby: ClusterLobby) -> None:
+        r.set("probe", "1")
+
+        async def slow_get() -> Any:  # each holds its connection for a moment
+            async with lobby.redis.pipeline(transaction=False) as pipe:
+                pipe.eval("local t = redis.call('time') return 1", 0)
+                pipe.get("probe")
+                return (await pipe.execute())[-1]
+
+        answers = await asyncio.gather(*(slow_get() for _ in range(calls)),
+                                       return_exceptions=True)
+        assert answers == ["1"] * calls
+
+    on_a_node(redis_url, tmp_path, job)

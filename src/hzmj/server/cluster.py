@@ -273,9 +273,17 @@ def _entry(creator: str) -> str:
     return json.dumps([creator, network_key(creator) or ""])
 
 
+REDIS_CONNECTIONS = 100  # a node's connections to Redis; more calls at once wait their turn
+
+
 def _redis(url: str) -> aioredis.Redis:
-    return aioredis.Redis.from_url(url, decode_responses=True, socket_timeout=5,
-                                   socket_connect_timeout=5, health_check_interval=10)
+    # a pool that makes callers wait for a connection (up to the socket timeout): redis-py's
+    # own refuses the 101st call at once (MaxConnectionsError), and a burst of requests or
+    # a node giving up its rooms made that many at once
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url, max_connections=REDIS_CONNECTIONS, timeout=5, decode_responses=True,
+        socket_timeout=5, socket_connect_timeout=5, health_check_interval=10)
+    return aioredis.Redis(connection_pool=pool)
 
 
 async def live_nodes(r: aioredis.Redis) -> list[Node]:
