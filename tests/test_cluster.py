@@ -35,6 +35,7 @@ from hzmj.record import seed_commitment
 from hzmj.server.config import database_url
 from hzmj.server.storage import make_engine
 from test_server_support import (
+    FAST,
     Client,
     ServerProcess,
     check_against_record,
@@ -444,7 +445,7 @@ def test_the_per_address_counters_count_each_room_once_whatever_the_order(
     assert held() == {v4: "1"} and r.zcard(reserved) == 1
     entry = json.dumps([v4, ""])
     for _ in range(2):  # the room made: the reservation's count is the room's
-        settle(keys=[rooms_of, reserved, creator_of], args=[a, "r1", entry, v4, ""])
+        settle(keys=[rooms_of, reserved, creator_of], args=[a, "r1", entry, v4, "", 2, 16])
     assert held() == {v4: "1"} and r.hgetall(creator_of) == {"r1": entry}
     r.sadd(live, "r1")
     for _ in range(2):  # over or expired: counted down once, the field dropped at 0
@@ -455,10 +456,15 @@ def test_the_per_address_counters_count_each_room_once_whatever_the_order(
     assert held() == {v4: "1"}
     late, ok = take("e", at=1061.0)
     assert ok == 1 and held() == {v4: "1"} and r.zrange(reserved, 0, -1) == [late]
-    # a create slower than that: its room counts again when it is made
+    # a create slower than that: its room counts again when it is made, below the cap
+    # only (its place may have been taken meanwhile)
     take("f", at=1200.0)
-    settle(keys=[rooms_of, reserved, creator_of], args=[late, "r2", entry, v4, ""])
+    assert settle(keys=[rooms_of, reserved, creator_of],
+                  args=[late, "r2", entry, v4, "", 2, 16]) == 1
     assert held() == {v4: "2"}
+    assert settle(keys=[rooms_of, reserved, creator_of],
+                  args=["lapsed", "r9", entry, v4, "", 2, 16]) == 0
+    assert held() == {v4: "2"} and not r.hexists(creator_of, "r9")
     # an IPv6 /64 counts under itself and its /48: eight /64s fill the /48's share
     r.delete(rooms_of, reserved, creator_of)
     for i in range(8):
@@ -565,6 +571,38 @@ def test_a_proxied_spectator_counts_under_its_own_address(nodes: list[Node],
             with pytest.raises(ConnectionClosed) as refused:
                 forged.recv(timeout=10)
             assert refused.value.rcvd is not None and refused.value.rcvd.code == 4429
+
+
+def test_a_socket_through_a_non_owner_is_counted_once_where_it_came_in(
+        nodes: list[Node], redis_url: str) -> None:
+    """connects_per_second across the cluster: the node a client reaches counts its
+    socket (in Redis), and the owner it is proxied to does not count it again; an
+    address past its allowance is refused there (4429) before any route or proxy."""
+    import socket
+
+    from websockets.sync.client import connect
+
+    r = redis.Redis.from_url(redis_url, decode_responses=True)
+    room = post(nodes[0].base, "/api/rooms", {"rules": {}, "name": "counted"}).json()["room_id"]
+    other = next(n for n in nodes if n.name != r.get(f"hzmj:lease:{room}"))
+    host, port = other.base.removeprefix("http://").split(":")
+    address, bucket = "127.0.0.9", "hzmj:connects:127.0.0.9"
+    r.delete(bucket)
+
+    def through_other() -> Any:
+        sock = socket.create_connection((host, int(port)), source_address=(address, 0))
+        return connect(f"{other.ws_base}/ws/rooms/{room}", sock=sock)
+
+    with through_other() as proxied:
+        assert json.loads(proxied.recv(timeout=10))["type"] == "room"
+    burst = int(FAST["HZMJ_CONNECT_BURST"])  # the nodes' setting
+    assert r.hget(bucket, "tokens") == str(burst - 1)  # one taken, by one node
+    r.hset(bucket, mapping={"tokens": "0", "at": str(int(r.time()[0]) * 1000 + 10**6)})
+    with through_other() as refused_ws:
+        with pytest.raises(ConnectionClosed) as refused:
+            refused_ws.recv(timeout=10)
+        assert refused.value.rcvd is not None and refused.value.rcvd.code == 4429
+        assert "too many connections" in refused.value.rcvd.reason
 
 
 def test_the_browser_plays_on_through_a_non_owner_across_a_kill(

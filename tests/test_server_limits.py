@@ -536,6 +536,36 @@ def test_the_64s_of_one_ipv6_site_share_eight_times_the_spectator_allowance(
         assert again.receive_json()["type"] == "room"  # given back when they closed
 
 
+def test_one_address_opens_a_bounded_number_of_sockets_a_second(make: Make) -> None:
+    """A client that opened and closed sockets in a loop cost a token check and a whole
+    snapshot each, without end.  Now an address has connect_burst at once, then
+    connects_per_second; a seat's token, a bad one or an unknown room count alike, and
+    the refusal says why (4429).  Another address is not affected."""
+    c = make(connect_burst=3, connects_per_second=0.001)
+    room, auth = seated(c, bots=())
+    mine = ["hzmj", "token." + auth["Authorization"].split()[1]]
+    with c.websocket_connect(f"/ws/rooms/{room}", subprotocols=mine) as player:
+        assert player.receive_json()["type"] == "room"
+    for path, code in ((f"/ws/rooms/{room}", None), ("/ws/rooms/nowhere", 4404)):
+        with c.websocket_connect(path) as ws:
+            if code is None:
+                assert ws.receive_json()["type"] == "room"
+            else:
+                with pytest.raises(WebSocketDisconnect) as closed:
+                    ws.receive_json()
+                assert closed.value.code == code
+    for protocols in (mine, None):  # the player too, once the address's burst is spent
+        with c.websocket_connect(f"/ws/rooms/{room}", subprotocols=protocols) as ws:
+            with pytest.raises(WebSocketDisconnect) as refused:
+                ws.receive_json()
+            assert refused.value.code == 4429
+            assert refused.value.reason == ("too many connections from your address (at "
+                                            "most 0.001 a second); reconnect in a moment")
+    c._transport.client = ("198.51.100.20", 5000)  # type: ignore[attr-defined]
+    with c.websocket_connect(f"/ws/rooms/{room}") as elsewhere:
+        assert elsewhere.receive_json()["type"] == "room"
+
+
 def test_spectators_keep_no_open_room_alive(make: Make) -> None:
     c = make(open_idle=0.3, sweep_every=0.1)
     room = c.post("/api/rooms", json={}).json()["room_id"]
@@ -585,7 +615,7 @@ def test_an_owner_who_gave_their_seat_to_a_bot_cannot_play_its_moves(make: Make)
 def test_spectators_joining_send_no_room_message_to_everyone(make: Make) -> None:
     # the room message counts spectators, so their comings and goings are coalesced:
     # one message per socket for a whole crowd, not one per spectator (issue 11, kind 10)
-    c = make(room_info_delay=3.0)
+    c = make(room_info_delay=3.0, connect_burst=100)  # a crowd from one test address
     room, auth = seated(c)
     mine = ["hzmj", "token." + auth["Authorization"].split()[1]]
     with c.websocket_connect(f"/ws/rooms/{room}", subprotocols=mine) as me:

@@ -45,7 +45,9 @@ from hzmj.server.accounts import Accounts, Throttle
 from hzmj.server.bots import REVIEW_BOT, REVIEW_BOTS, UnknownBotError, get_bot, hint_bot
 from hzmj.server.config import ServerConfig, tune_gc
 from hzmj.server.guard import (
+    CONNECT_COUNTED,
     NETWORK_SHARE,
+    TOO_MANY_CONNECTS,
     Bucket,
     BucketsByKey,
     RequestGuard,
@@ -56,6 +58,7 @@ from hzmj.server.guard import (
     client_address,
     network_key,
     strict_json,
+    too_many_connects,
 )
 from hzmj.server.history import record_finished, seat_stats
 from hzmj.server.protocol import (
@@ -443,6 +446,13 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         token = next((p[len(TOKEN_PROTOCOL):] for p in offered
                       if p.startswith(TOKEN_PROTOCOL)), None)
         await ws.accept(subprotocol=WS_PROTOCOL if WS_PROTOCOL in offered else None)
+        # before any work (a token check, a snapshot): one address opening and closing
+        # sockets in a loop; a cluster's router counted it where the client came in
+        if (not ws.scope.get(CONNECT_COUNTED)
+                and not await lobby().take_connect(client_address(ws))):
+            metrics.refused("rate_limited")
+            await ws.close(TOO_MANY_CONNECTS, too_many_connects(cfg.connects_per_second))
+            return
         if "token" in ws.query_params:
             await ws.close(4400, "send the token as the subprotocol token.<TOKEN>, "
                                  "never in the URL")

@@ -15,7 +15,9 @@ URL and state, expires unless refreshed), ``load`` (hash: node -> rooms), ``live
 unfinished rooms), ``lease:<room>`` (owner node id, with TTL), ``infos`` (hash: room ->
 lobby entry), ``drain:<id>``, and for ``rooms_per_address`` ``rooms_of`` (hash: address or
 IPv6 /48 -> live rooms and creates under way), ``creator_of`` (hash: live room -> its
-creator) and ``reserved`` (creates under way); channels ``<db>:cmd:<id>`` (requests and
+creator) and ``reserved`` (creates under way), ``generation`` (gone: Redis lost its data,
+and the nodes register their rooms again), ``connects:<address>`` (a token bucket of
+WebSocket connects); channels ``<db>:cmd:<id>`` (requests and
 replies for a node) and ``<db>:lobby`` (room updates, rooms given up).
 """
 
@@ -46,9 +48,16 @@ from websockets.typing import Subprotocol
 
 from hzmj.rules import Rules
 from hzmj.server.config import ServerConfig
-from hzmj.server.guard import NETWORK_SHARE, network_key
+from hzmj.server.guard import (
+    CONNECT_COUNTED,
+    NETWORK_SHARE,
+    TOO_MANY_CONNECTS,
+    address_key,
+    network_key,
+    too_many_connects,
+)
 from hzmj.server.protocol import RoomInfo
-from hzmj.server.rooms import Lobby, Room
+from hzmj.server.rooms import Lobby, Room, cancel_and_wait
 from hzmj.server.storage import Store
 
 log = logging.getLogger("hzmj.server.cluster")
@@ -67,10 +76,18 @@ ROOMS_OF = PREFIX + "rooms_of"  # address (and IPv6 /48) -> its live rooms + res
 CREATOR_OF = PREFIX + "creator_of"  # live room -> JSON [address, /48 or ""]
 RESERVED = PREFIX + "reserved"  # creates under way: JSON [node, nonce, address, /48] by time
 RESERVATION_TTL = 60.0  # a reservation left by a node that died mid-create stops counting
+# a node reads the whole live set only when a room may have lost its owner (a node left
+# the live set, a room was given up, a client asked for a room nobody holds); and this
+# often in any case, for what no one told it (a lost pub/sub message)
+FULL_SCAN_EVERY = 30.0
 FORWARDED = "hzmj.forwarded"  # scope key of a request a node runs for another node
 PROXIED = b"x-hzmj-proxied"  # header of a WebSocket a node proxies to the owner
 CLIENT = b"x-hzmj-client"  # with it: the client's address and the cluster's signature
 SECRET = PREFIX + "secret"  # the nodes' shared key for CLIENT signatures
+# made by the first node to find it missing: a Redis that lost its data (a restart without
+# persistence, FLUSHDB) lost it too, and each node that sees a new one registers its rooms
+# again (live, lobby entries, rooms_of), as it did when it started
+GENERATION = PREFIX + "generation"
 INTERNAL = b"x-hzmj-"  # header names only nodes may send (stripped from what clients send)
 ROOM_PATH = re.compile(r"^/(?:api/rooms|api/matches|ws/rooms)/([^/]+)")
 HOP_HEADERS = {b"host", b"connection", b"upgrade", b"content-length"}
@@ -148,14 +165,24 @@ return 1
 CANCEL = COUNT + """
 if redis.call('zrem', KEYS[2], ARGV[1]) == 1 then count(KEYS[1], ARGV[2], ARGV[3], -1) end
 """
-# a room made: its reservation becomes its creator_of entry, one count either way (a
-# reservation that expired meanwhile: the room counts again; an entry a recount wrote
-# already: the reservation's count goes).  KEYS rooms_of, reserved, creator_of; ARGV
-# reservation, room, entry, address, /48
+# a room made: its reservation becomes its creator_of entry, one count either way (an
+# entry a recount wrote already: the reservation's count goes).  A reservation that
+# expired meanwhile (a create slower than RESERVATION_TTL) counted nothing since, and
+# other creates may have taken its place: the room counts again only below the cap, as
+# a new reservation would (0: refused, nothing written; the node undoes the room).
+# KEYS rooms_of, reserved, creator_of; ARGV reservation, room, entry, address, /48,
+# limit, the /48's limit
 SETTLE = COUNT + """
+local function held(field) return tonumber(redis.call('hget', KEYS[1], field) or '0') end
 local had = redis.call('zrem', KEYS[2], ARGV[1])
+if had == 0 and redis.call('hexists', KEYS[3], ARGV[2]) == 0
+    and (held(ARGV[4]) >= tonumber(ARGV[6])
+         or (ARGV[5] ~= '' and held(ARGV[5]) >= tonumber(ARGV[7]))) then
+  return 0
+end
 local added = redis.call('hsetnx', KEYS[3], ARGV[2], ARGV[3])
 if added ~= had then count(KEYS[1], ARGV[4], ARGV[5], added - had) end
+return 1
 """
 # a room no longer live (over, expired, not rebuilt): out of live and the lobby, its
 # creator's count down once.  KEYS live, infos, creator_of, rooms_of; ARGV room
@@ -194,6 +221,39 @@ end
 """
 
 
+# connects_per_second across the cluster: a token bucket per address (and IPv6 /48, which
+# has NETWORK_SHARE times the rate and burst), on Redis's clock.  KEYS the address's
+# bucket (then its /48's); ARGV tokens a second, burst, the /48's share.  1: taken from
+# each; 0: refused, nothing taken
+TAKE_CONNECT = """
+local t = redis.call('time')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local levels = {}
+for i, key in ipairs(KEYS) do
+  local share = i == 1 and 1 or tonumber(ARGV[3])
+  local rate, burst = tonumber(ARGV[1]) * share / 1000, tonumber(ARGV[2]) * share
+  local held = redis.call('hmget', key, 'tokens', 'at')
+  local tokens = tonumber(held[1]) or burst
+  local at = tonumber(held[2]) or now
+  tokens = math.min(burst, tokens + math.max(0, now - at) * rate)
+  if tokens < 1 then return 0 end
+  levels[i] = {tokens - 1, rate, burst}
+end
+for i, key in ipairs(KEYS) do
+  local tokens, rate, burst = unpack(levels[i])
+  redis.call('hset', key, 'tokens', tostring(tokens), 'at', tostring(now))
+  local full = rate > 0 and math.ceil((burst - tokens) / rate) or 86400000
+  redis.call('pexpire', key, full + 1000)
+end
+return 1
+"""
+
+
+def connects_key(address: str) -> str:
+    """The :data:`TAKE_CONNECT` bucket of an address key or IPv6 /48."""
+    return f"{PREFIX}connects:{address}"
+
+
 class Unavailable(Exception):
     """A room is between owners (its node died and no node has taken it yet)."""
 
@@ -213,9 +273,17 @@ def _entry(creator: str) -> str:
     return json.dumps([creator, network_key(creator) or ""])
 
 
+REDIS_CONNECTIONS = 100  # a node's connections to Redis; more calls at once wait their turn
+
+
 def _redis(url: str) -> aioredis.Redis:
-    return aioredis.Redis.from_url(url, decode_responses=True, socket_timeout=5,
-                                   socket_connect_timeout=5, health_check_interval=10)
+    # a pool that makes callers wait for a connection (up to the socket timeout): redis-py's
+    # own refuses the 101st call at once (MaxConnectionsError), and a burst of requests or
+    # a node giving up its rooms made that many at once
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url, max_connections=REDIS_CONNECTIONS, timeout=5, decode_responses=True,
+        socket_timeout=5, socket_connect_timeout=5, health_check_interval=10)
+    return aioredis.Redis(connection_pool=pool)
 
 
 async def live_nodes(r: aioredis.Redis) -> list[Node]:
@@ -259,13 +327,18 @@ class ClusterLobby(Lobby):
         self._settle = self.redis.register_script(SETTLE)
         self._not_live = self.redis.register_script(NOT_LIVE)
         self._recount = self.redis.register_script(RECOUNT)
+        self._take_connect = self.redis.register_script(TAKE_CONNECT)
         self.app: ASGIApp | None = None  # the whole application, for forwarded requests
         self.owned: set[str] = set()  # rooms whose lease this node holds
         self.secret = b""  # the cluster's key (Redis SECRET), read at every heartbeat
+        self.generation: str | None = None  # the GENERATION this node's rooms are in
         self.draining = False
         self._dirty: set[str] = set()
         self._wake_flush = asyncio.Event()
         self._wake_scan = asyncio.Event()
+        self._seen_nodes: frozenset[str] = frozenset()  # the live nodes at the last scan
+        self._next_scan = 0.0  # the next scan in any case (time.monotonic())
+        self._pending_scan = False  # the last scan left rooms to take
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._background: set[asyncio.Task[None]] = set()  # one-off jobs, kept referenced
@@ -283,14 +356,7 @@ class ClusterLobby(Lobby):
             raise RuntimeError(f"Redis at {self.config.redis} cannot be reached: {exc}") \
                 from None
         await self.redis.delete(drain_key(self.node_id))
-        creators = await self.store.unfinished_rooms()
-        if creators:
-            await self.redis.sadd(LIVE, *creators)
-        entries = [(room, _entry(creator)) for room, creator in creators.items() if creator]
-        await self._recount(keys=[ROOMS_OF, RESERVED, CREATOR_OF, LIVE],
-                            args=[time.time() - RESERVATION_TTL,
-                                  *(part for pair in entries for part in pair)])
-        await self._beat()
+        await self._beat()  # registers the database's unfinished rooms (a new generation)
         subscribed = asyncio.Event()
         self._tasks = [asyncio.create_task(coro) for coro in (
             self._heartbeat(), self._scan_loop(), self._flush_loop(), self._listen(subscribed))]
@@ -304,9 +370,7 @@ class ClusterLobby(Lobby):
         self.draining = True
         await asyncio.gather(*(self._give_up(room_id, 1012, "server restarting")
                                for room_id in list(self.owned)))
-        for task in [*self._tasks, *self._background]:
-            task.cancel()
-        await asyncio.gather(*self._tasks, *self._background, return_exceptions=True)
+        await cancel_and_wait([*self._tasks, *self._background])
         try:
             await self.redis.delete(node_key(self.node_id))
             await self.redis.srem(NODES, self.node_id)
@@ -349,12 +413,38 @@ class ClusterLobby(Lobby):
             raise
         if reserved:
             try:
-                await self._settle(keys=[ROOMS_OF, RESERVED, CREATOR_OF],
-                                   args=[reservation, room.id, _entry(creator), creator,
-                                         network])
+                settled = await self._settle(
+                    keys=[ROOMS_OF, RESERVED, CREATOR_OF],
+                    args=[reservation, room.id, _entry(creator), creator, network, limit,
+                          limit * NETWORK_SHARE])
             except RedisError:  # the room is made: it counts until the reservation expires
                 log.warning("node %s: room %s's creator not shared", self.node_id, room.id)
+            else:
+                if settled == 0:  # its reservation lapsed and the cap filled meanwhile
+                    await self._unmake(room)
+                    raise self.too_many_rooms()
         return room
+
+    async def _unmake(self, room: Room) -> None:
+        """Undo a room just made, before anyone knew of it: expired in the database, out
+        of memory and of the cluster's live set, its lease freed."""
+        await self.store.forget_addresses(room.id, status="expired")
+        await self.drop(room.id, 1001, "the room expired")
+        await self.forget(room.id)
+
+    async def take_connect(self, address: str) -> bool:
+        """:meth:`Lobby.take_connect` counted across the cluster (a client spreading its
+        sockets over the nodes meets one allowance); this node's own count while Redis
+        is away."""
+        network = network_key(address)
+        try:
+            taken = await self._take_connect(
+                keys=[connects_key(address), *([connects_key(network)] if network else [])],
+                args=[self.config.connects_per_second, self.config.connect_burst,
+                      NETWORK_SHARE])
+        except RedisError:
+            return await super().take_connect(address)
+        return bool(taken)
 
     async def _create(self, rules: Rules, name: str, seed: int | None,
                       creator: str | None, private: bool) -> Room:
@@ -480,8 +570,51 @@ class ClusterLobby(Lobby):
             pipe.hset(LOAD, self.node_id, len(self.owned))
             pipe.set(SECRET, secrets.token_hex(32), nx=True)  # the first node makes the key
             pipe.get(SECRET)
-            *_, secret = await pipe.execute()
+            pipe.set(GENERATION, secrets.token_hex(8), nx=True)
+            pipe.get(GENERATION)
+            *_, secret, _, generation = await pipe.execute()
         self.secret = str(secret or "").encode()
+        if generation != self.generation:
+            await self._rejoin(starting=self.generation is None)
+            self.generation = generation
+
+    async def _rejoin(self, starting: bool) -> None:
+        """Register this node's rooms in Redis: when it starts, and again when Redis lost
+        its data (then no room counted towards ``rooms_per_address``, none was listed,
+        and none whose node died was taken).  The rooms the database knows follow a
+        lease TTL later, after the rooms' owners took their leases again, so that no node
+        takes another's rooms meanwhile; a node that starts registers them at once."""
+        if not starting:
+            log.warning("node %s: Redis lost the cluster's keys; registering %d rooms again",
+                        self.node_id, len(self.owned))
+        await self._register(await self.store.unfinished_rooms() if starting else {})
+        if not starting:
+            self._spawn(self._register_stored(self.ttl_ms / 1000))
+        self._dirty |= self.owned  # their lobby entries
+        self._wake_flush.set()
+        self._wake_scan.set()
+
+    async def _register_stored(self, after: float) -> None:
+        await asyncio.sleep(after)
+        try:
+            await self._register(await self.store.unfinished_rooms())
+        except RedisError:
+            log.warning("node %s: could not register the stored rooms", self.node_id)
+
+    async def _register(self, stored: dict[str, str | None]) -> None:
+        """Make ``stored`` (room -> creator, the database's unfinished rooms) and this
+        node's live rooms (their creators from memory: the database forgets a creator
+        when its match starts) live, with their creators' entries, and recount
+        ``rooms_of`` from every entry and reservation."""
+        mine = {room_id: room.creator for room_id in self.owned
+                if (room := self.rooms.get(room_id)) is not None and room.over_at is None}
+        creators = {**stored, **{r: c for r, c in mine.items() if c or r not in stored}}
+        if creators:
+            await self.redis.sadd(LIVE, *creators)
+        entries = [(room, _entry(creator)) for room, creator in creators.items() if creator]
+        await self._recount(keys=[ROOMS_OF, RESERVED, CREATOR_OF, LIVE],
+                            args=[time.time() - RESERVATION_TTL,
+                                  *(part for pair in entries for part in pair)])
 
     def _spawn(self, job: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(job)
@@ -533,30 +666,54 @@ class ClusterLobby(Lobby):
                     await self._wake_scan.wait()
             except TimeoutError:
                 pass
+            asked = self._wake_scan.is_set()
             self._wake_scan.clear()
             try:
-                await self._scan()
+                await self._watch(asked)
             except RedisError:
                 log.warning("node %s: Redis unreachable; not taking rooms", self.node_id)
             except Exception:
                 log.exception("node %s: scan failed", self.node_id)
 
-    async def _scan(self) -> None:
-        """Take a fair share of the live rooms nobody holds a lease on."""
-        if self.draining:
+    async def _watch(self, asked: bool) -> None:
+        """Scan the live rooms (:meth:`_scan`) when one may have lost its owner: ``asked``
+        (a room given up, a client asked for a room nobody holds, Redis lost its data),
+        the live nodes changed since the last scan (a node's heartbeat expired: its
+        leases expired before it), the last scan left rooms to take, or
+        :data:`FULL_SCAN_EVERY` has passed.  Otherwise a tick reads the nodes alone, not
+        every live room: a cluster's Redis reads grow with its nodes, not its rooms."""
+        nodes = await live_nodes(self.redis)
+        seen = frozenset(n.id for n in nodes)
+        now = time.monotonic()
+        if not (asked or self._pending_scan or seen != self._seen_nodes
+                or now >= self._next_scan):
             return
+        self._seen_nodes, self._next_scan = seen, now + FULL_SCAN_EVERY
+        self._pending_scan = await self._scan(nodes)
+
+    async def _scan(self, nodes: list[Node]) -> bool:
+        """Take a fair share of the live rooms nobody holds a lease on.  True while some
+        are left for the next scan: orphans left to other nodes (or to this one, if
+        another was quicker), and rooms whose lease a node that is gone still holds (its
+        heartbeat expired before its last leases)."""
+        if self.draining:
+            return False
         live = cast(set[str], await self.redis.smembers(LIVE))
         candidates = [r for r in live if r not in self.rooms]
         if not candidates:
-            return
+            return False
         owners = await self.redis.mget([lease_key(r) for r in candidates])
+        alive = {n.id for n in nodes}
         orphans = [r for r, o in zip(candidates, owners, strict=True) if o is None]
+        left = any(o is not None and o not in alive for o in owners)
         if not orphans:
-            return
-        takers = [n for n in await live_nodes(self.redis) if not n.draining]
+            return left
+        takers = [n for n in nodes if not n.draining]
         random.shuffle(orphans)
-        for room_id in orphans[:math.ceil(len(orphans) / max(1, len(takers)))]:
+        share = math.ceil(len(orphans) / max(1, len(takers)))
+        for room_id in orphans[:share]:
             await self._take(room_id)
+        return left or share < len(orphans)
 
     async def _take(self, room_id: str) -> None:
         if not await self.redis.set(lease_key(room_id), self.node_id, nx=True,
@@ -753,10 +910,12 @@ class ClusterRouter:
         if scope["type"] == "websocket" and any(k == PROXIED for k, _ in scope["headers"]):
             # a node proxies a client's WebSocket here: that client's address counts (the
             # spectator cap is per address), not the proxying node's, and it is served
-            # here (no proxying on) if a node signed it; anything else is routed as usual
+            # here (no proxying on) if a node signed it; anything else is routed as usual.
+            # The proxying node counted its connect
             host = proxied_client(lobby.secret, scope)
             if host is not None:
-                await self.app({**scope, "client": (host, 0)}, receive, send)
+                await self.app({**scope, "client": (host, 0), CONNECT_COUNTED: True},
+                               receive, send)
                 return
         if scope["type"] == "http":
             await self._http(lobby, scope, receive, send)
@@ -805,6 +964,16 @@ class ClusterRouter:
 
     async def _websocket(self, lobby: ClusterLobby, scope: Scope, receive: Receive,
                          send: Send) -> None:
+        client = scope.get("client")
+        if not await lobby.take_connect(address_key(client[0]) if client else "?"):
+            # refused where the client came in: before a route is looked up or a socket
+            # to the owner opened
+            if await receive() == {"type": "websocket.connect"}:
+                await send({"type": "websocket.accept"})
+                await send({"type": "websocket.close", "code": TOO_MANY_CONNECTS,
+                            "reason": too_many_connects(lobby.config.connects_per_second)})
+            return
+        scope = {**scope, CONNECT_COUNTED: True}
         try:
             node = await lobby.route("GET", scope["path"])
         except Unavailable:
@@ -821,7 +990,6 @@ class ClusterRouter:
                        for k, v in scope["headers"]
                        if k not in HOP_HEADERS and not k.startswith((b"sec-websocket",
                                                                      INTERNAL))]
-            client = scope.get("client")
             if client and lobby.secret:
                 headers.append((CLIENT.decode(), sign_client(lobby.secret, lobby.node_id,
                                                              client[0], scope["path"])))

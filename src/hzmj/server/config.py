@@ -88,6 +88,9 @@ class ServerConfig:
     # sockets_per_token of them for itself, spectators share the rest
     sockets_per_token: int = 4  # connections of one seat token
     spectators_per_address: int = 32  # spectator sockets of one client address, all rooms
+    connects_per_second: float = 3.0  # WebSockets one client address may open (token
+    connect_burst: int = 12  # bucket; each is a token check and a whole snapshot): a
+    # flaky network's reconnects pass, a client that opens and closes in a loop does not
     create_per_minute: float = 10.0  # rooms one client address may create (token bucket)
     create_burst: int = 20
     rooms_per_address: int = 16  # live rooms (open or playing) one client address has

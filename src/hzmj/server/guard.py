@@ -22,6 +22,16 @@ from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 MAX_JSON_DEPTH = 32  # no message or body of ours nests deeper than a few levels
+# scope key of a WebSocket whose connect was counted (connects_per_second) before the
+# application saw it: by a cluster node's router, where the client reached the cluster
+CONNECT_COUNTED = "hzmj.connect_counted"
+TOO_MANY_CONNECTS = 4429  # the close code of a WebSocket over a cap or a rate
+
+
+def too_many_connects(per_second: float) -> str:
+    """The close reason of a WebSocket refused for ``connects_per_second``."""
+    return (f"too many connections from your address (at most {per_second:g} a second); "
+            "reconnect in a moment")
 
 
 class NotUnicode(ValueError):

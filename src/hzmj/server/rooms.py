@@ -39,7 +39,7 @@ from hzmj.server import metrics
 from hzmj.server.account_protocol import names_alike
 from hzmj.server.bots import AUTO_BOT, Thinker, bot_seed, cancelled_by_caller, get_bot
 from hzmj.server.config import ServerConfig
-from hzmj.server.guard import NETWORK_SHARE, Bucket, network_key
+from hzmj.server.guard import NETWORK_SHARE, Bucket, BucketsByKey, network_key
 from hzmj.server.protocol import (
     AckMsg,
     ActionRequest,
@@ -270,10 +270,8 @@ class Room:
             async def halt() -> None:
                 raise asyncio.CancelledError
             self.post(halt)
-            finished, _ = await asyncio.wait({task}, timeout=grace)
-            if not finished:
-                task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+            await asyncio.wait({task}, timeout=grace)
+            await cancel_and_wait([task])
         await self._stop_thinking()  # bots the actor started while it finished its job
         while not self._inbox.empty():
             _, done = self._inbox.get_nowait()
@@ -1282,6 +1280,24 @@ class Room:
         return room
 
 
+RECANCEL_EVERY = 0.5  # seconds a cancelled task may take before it is cancelled again
+
+
+async def cancel_and_wait(tasks: Iterable[asyncio.Task[Any]]) -> None:
+    """Cancel ``tasks`` and wait until each is done, cancelling again every
+    :data:`RECANCEL_EVERY` seconds one that is not: on Python 3.11 ``asyncio.wait_for``
+    (which redis-py's and the database driver's reads run in) swallows a cancellation
+    that comes with its result, and a loop cancelled so runs on for ever (a node that
+    never stopped on SIGTERM)."""
+    tasks = list(tasks)
+    pending = {t for t in tasks if not t.done()}
+    while pending:
+        for task in pending:
+            task.cancel()
+        _, pending = await asyncio.wait(pending, timeout=RECANCEL_EVERY)
+    await asyncio.gather(*tasks, return_exceptions=True)  # their exceptions retrieved
+
+
 class Lobby:
     """Every live room of this server process, and their lifetimes: finished rooms
     leave memory after ``finished_grace`` (their record stays in the database), open
@@ -1296,6 +1312,7 @@ class Lobby:
         self.quarantined: list[str] = []
         self._creating: list[str | None] = []  # creators of rooms being written
         self._sweeper: asyncio.Task[None] | None = None
+        self.connects = BucketsByKey(config.connects_per_second, config.connect_burst)
 
     async def restore(self) -> None:
         """Rebuild every unfinished room from the database and start its actor (see
@@ -1421,6 +1438,12 @@ class Lobby:
         if mine >= limit or shared >= limit * NETWORK_SHARE:
             raise self.too_many_rooms()
 
+    async def take_connect(self, address: str) -> bool:
+        """Whether ``address`` (a client's :func:`~hzmj.server.guard.address_key`) may
+        open one more WebSocket now: ``connects_per_second``, bursts of
+        ``connect_burst`` (an IPv6 /64 within its /48's share); one is taken if so."""
+        return self.connects.take(address)
+
     def too_many_rooms(self) -> RoomError:
         """The refusal of a create past ``rooms_per_address``."""
         # a room left empty still counts until it expires: say when that is, or the
@@ -1477,8 +1500,7 @@ class Lobby:
 
     async def close(self) -> None:
         if self._sweeper is not None:
-            self._sweeper.cancel()
-            await asyncio.gather(self._sweeper, return_exceptions=True)
+            await cancel_and_wait([self._sweeper])
         for room in self.rooms.values():
             room.close_connections(1012, "server restarting")
         await asyncio.gather(*(r.stop_actor() for r in self.rooms.values()))
