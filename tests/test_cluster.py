@@ -15,8 +15,6 @@ import asyncio
 import contextlib
 import json
 import os
-import shutil
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,8 +37,8 @@ from test_server_support import (
     Client,
     ServerProcess,
     check_against_record,
-    free_port,
     post,
+    redis_for_tests,
     room_with_bots,
 )
 from test_web import (  # noqa: F401 - browser and page_at are fixtures
@@ -62,27 +60,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def redis_url() -> Iterator[str]:
-    url = os.environ.get("HZMJ_TEST_REDIS_URL")
-    if url:
-        redis.Redis.from_url(url).flushdb()
-        yield url
-        return
-    if shutil.which("redis-server") is None:
-        pytest.skip("no Redis: HZMJ_TEST_REDIS_URL is not set and redis-server is not "
-                    "installed (.ci/redis.sh installs and starts one)")
-    port = free_port()
-    proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1",
-                             "--save", "", "--appendonly", "no"], stdout=subprocess.DEVNULL)
-    url = f"redis://127.0.0.1:{port}/0"
-    for _ in range(100):
-        try:
-            if redis.Redis.from_url(url).ping():
-                break
-        except redis.RedisError:
-            time.sleep(0.05)
-    yield url
-    proc.terminate()
-    proc.wait(10)
+    yield from redis_for_tests(flush=True)
 
 
 def sql(statement: str, **params: Any) -> list[tuple[Any, ...]]:

@@ -10,10 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import shutil
-import subprocess
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -27,31 +23,12 @@ from hzmj.server.cluster import ClusterLobby
 from hzmj.server.config import ServerConfig, database_url
 from hzmj.server.rooms import RoomError, cancel_and_wait
 from hzmj.server.storage import open_store
-from test_server_support import free_port
+from test_server_support import redis_for_tests
 
 
 @pytest.fixture(scope="module")
 def redis_url() -> Iterator[str]:
-    url = os.environ.get("HZMJ_TEST_REDIS_URL")
-    if url:
-        yield url
-        return
-    if shutil.which("redis-server") is None:
-        pytest.skip("no Redis: HZMJ_TEST_REDIS_URL is not set and redis-server is not "
-                    "installed (.ci/redis.sh installs and starts one)")
-    port = free_port()
-    proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1",
-                             "--save", "", "--appendonly", "no"], stdout=subprocess.DEVNULL)
-    url = f"redis://127.0.0.1:{port}/0"
-    for _ in range(100):
-        try:
-            if redis.Redis.from_url(url).ping():
-                break
-        except redis.RedisError:
-            time.sleep(0.05)
-    yield url
-    proc.terminate()
-    proc.wait(10)
+    yield from redis_for_tests(flush=False)
 
 
 @pytest.fixture

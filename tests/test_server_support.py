@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -29,6 +30,38 @@ FAST = {"HZMJ_BOT_DELAY": "0", "HZMJ_HAND_PAUSE": "0", "HZMJ_RATE_PER_SECOND": "
         "HZMJ_RATE_BURST": "1000", "HZMJ_BOT_WORKERS": "0", "HZMJ_CREATE_BURST": "1000",
         "HZMJ_JOIN_BURST": "1000", "HZMJ_CONNECT_BURST": "1000",
         "HZMJ_ALLOW_FIXED_SEED": "1", "HZMJ_CLAIM_PAUSE_SCALE": "0"}
+
+
+def redis_for_tests(*, flush: bool) -> Iterator[str]:
+    """A Redis URL for a module's tests (a generator for a module-scoped fixture):
+    ``HZMJ_TEST_REDIS_URL`` when set (its database emptied first when ``flush``), else a
+    ``redis-server`` of its own on a free port, stopped afterwards; ``pytest.skip`` when
+    there is neither."""
+    import pytest
+    import redis
+
+    url = os.environ.get("HZMJ_TEST_REDIS_URL")
+    if url:
+        if flush:
+            redis.Redis.from_url(url).flushdb()
+        yield url
+        return
+    if shutil.which("redis-server") is None:
+        pytest.skip("no Redis: HZMJ_TEST_REDIS_URL is not set and redis-server is not "
+                    "installed (.ci/redis.sh installs and starts one)")
+    port = free_port()
+    proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1",
+                             "--save", "", "--appendonly", "no"], stdout=subprocess.DEVNULL)
+    url = f"redis://127.0.0.1:{port}/0"
+    for _ in range(100):
+        try:
+            if redis.Redis.from_url(url).ping():
+                break
+        except redis.RedisError:
+            time.sleep(0.05)
+    yield url
+    proc.terminate()
+    proc.wait(10)
 
 
 def free_port() -> int:
