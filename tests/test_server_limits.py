@@ -106,6 +106,25 @@ def test_bad_seat_requests_are_refused(make: Make, path: str, body: dict[str, An
     assert c.get(f"/api/rooms/{room}").json() == before
 
 
+@pytest.mark.parametrize("bot", ["expert:2000", "strong:2000", "expert@64", "expert@1",
+                                 "strong:30"])
+def test_a_seat_s_bot_takes_no_budget_or_sample_count(make: Make, bot: str) -> None:
+    # every room's bots share the bot workers: twelve rooms of expert:2000 (1.8 s a
+    # decision) from one address slowed every other table's bots (and 托管, hints) 2.5×
+    c = make()
+    room, auth = seated(c, rules={"players": 4}, bots=())
+    before = c.get(f"/api/rooms/{room}").json()
+    r = c.post(f"/api/rooms/{room}/bots", json={"seat": 1, "bot": bot}, headers=auth)
+    assert r.status_code == 422, r.text
+    assert r.json()["code"] == "bad_bot"
+    assert c.get(f"/api/rooms/{room}").json() == before
+    for seat, name in enumerate(["efficiency", "strong", "random", "expert"]):
+        r = c.post(f"/api/rooms/{room}/bots", json={"seat": seat, "bot": name}, headers=auth)
+        assert r.json() == {"seat": seat, "bot": name}
+    assert [s["bot"] for s in c.get(f"/api/rooms/{room}").json()["seats"]] == [
+        "efficiency", "strong", "random", "expert"]
+
+
 # ------------------------------------------------------------------ 6. not JSON, too big
 
 

@@ -37,7 +37,14 @@ from hzmj.record import fair_record, seed_commitment
 from hzmj.rules import Rules
 from hzmj.server import metrics
 from hzmj.server.account_protocol import names_alike
-from hzmj.server.bots import AUTO_BOT, Thinker, bot_seed, cancelled_by_caller, get_bot
+from hzmj.server.bots import (
+    AUTO_BOT,
+    SEAT_BOTS,
+    Thinker,
+    bot_seed,
+    cancelled_by_caller,
+    get_bot,
+)
 from hzmj.server.config import ServerConfig
 from hzmj.server.guard import NETWORK_SHARE, Bucket, BucketsByKey, network_key
 from hzmj.server.protocol import (
@@ -944,7 +951,11 @@ class Room:
         s = self.seats[seat]
         if s.taken and s.bot is None and seat != self.owner:
             raise RoomError(409, f"seat {seat} is taken by a player", "seat_taken")
-        self.bots[seat] = get_bot(bot, bot_seed(self.seed, seat))  # UnknownBotError → 422
+        made = get_bot(bot, bot_seed(self.seed, seat))  # UnknownBotError → 422 (the oracle)
+        if bot not in SEAT_BOTS:  # a budget or sample count: the shared workers' time
+            raise RoomError(422, f"a seat's bot must be one of {', '.join(SEAT_BOTS)} (no "
+                                 "budget or sample count)", "bad_bot")
+        self.bots[seat] = made
         # the owner may hand their own seat to a bot and keep their token to run the room
         s.name, s.bot = f"{bot} bot", bot
         if seat != self.owner:
