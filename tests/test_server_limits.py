@@ -834,3 +834,35 @@ def test_quick_phrases_are_limited_per_seat_over_all_its_sockets(make: Make) -> 
         while (msg := two.receive_json())["type"] == "phrase":
             assert msg["phrase"] < 3  # the three that went out, never the refused ones
         assert msg["code"] == "rate_limited"  # the other socket too
+
+
+def test_a_snapshot_s_history_holds_the_newest_hands_only(
+        make: Make, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a points match has no last hand (RULES §12.2): four seats that never win played
+    # 3,000 hands, and the snapshot's whole history (1.6 MB, 0.4 s of the event loop)
+    # was over the send queue's 1 MiB, so every socket of the room closed at once
+    from hzmj.server import rooms
+
+    monkeypatch.setattr(rooms, "SNAPSHOT_HANDS", 3, raising=False)
+    c = make()
+    room = c.post("/api/rooms", json={"rules": {"hands": 8}, "seed": 11}).json()["room_id"]
+    token = c.post(f"/api/rooms/{room}/seats", json={"name": "ann"}).json()["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    for seat in range(4):
+        assert c.post(f"/api/rooms/{room}/bots", json={"seat": seat, "bot": "random"},
+                      headers=auth).status_code == 200
+    assert c.post(f"/api/rooms/{room}/start", headers=auth).status_code == 200
+    for _ in range(600):
+        if c.get(f"/api/rooms/{room}").json()["status"] == "over":
+            break
+        time.sleep(0.05)
+    ends = [e for step in c.get(f"/api/matches/{room}/replay").json()["steps"]
+            for e in step["events"] if e["type"] == "hand_end"]
+    assert [e["hand_no"] for e in ends] == list(range(1, 9))
+    with c.websocket_connect(f"/ws/rooms/{room}", subprotocols=["hzmj"]) as ws:
+        assert ws.receive_json()["type"] == "room"
+        snapshot = ws.receive_json()
+    assert snapshot["type"] == "snapshot"
+    history = snapshot["history"]
+    assert [h["hand_no"] for h in history] == [6, 7, 8]
+    assert [h["points"] for h in history] == [e["points"] for e in ends[-3:]]
