@@ -25,6 +25,7 @@ const state = {
   names: [], steps: [], moves: [], boards: [], index: 0, show: "all", error: "", title: roomId,
   playing: false, speed: 1, timer: null, live: null, room: null,
   reviewSeat: 0, review: null, reviewing: false, reviewError: "", fair: null, me: null,
+  cut: null, // [hands replayed, hands] when the server replays the first hands only
 };
 
 /** Check the fairness commitment: SHA-256 of "hzmj-seed:{seed}:{salt}" must be the
@@ -418,6 +419,7 @@ function render() {
   root.replaceChildren(h("main.replay.table-page", {},
     h("h2", {}, `${t("replay")} · ${state.title}`),
     fairLine(),
+    state.cut ? h("p.replay-cut", {}, t("replay_first_hands", ...state.cut)) : null,
     controls(),
     options(),
     // the match's end: its result first (below the table, a phone showed it 2,000 px down)
@@ -503,6 +505,8 @@ async function load() {
     state.boards = buildBoards(state.steps, n);
     state.index = stepFromHash(state.steps.length);
     state.fair = await checkFair(data);
+    // a match of more hands than the server replays (docs/protocol.md, Replay)
+    state.cut = data.hands_replayed < data.hands ? [data.hands_replayed, data.hands] : null;
   } catch (e) {
     state.error = e.status === 409 ? t("not_over") : e.status === 404 ? t("replay_missing") : e.text;
   }
