@@ -261,6 +261,7 @@ class Room:
                                          asyncio.Future[Any] | None]] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self.on_change: Callable[[Room], None] | None = None  # told when info() changes
+        self._record_text: str | None = None  # finished_record_text, once made
 
     # ------------------------------------------------------------------ the actor
 
@@ -715,6 +716,14 @@ class Room:
         the bot or the clock made for a player (``made_by``)."""
         assert self.match is not None
         return fair_record(self.match, self.salt, self.made_by)
+
+    def finished_record_text(self) -> str:
+        """The finished match's :meth:`record` as JSON text, made once (its digest reads
+        the whole log: thousands of hands in a points match)."""
+        assert self.match is not None and self.match.over
+        if self._record_text is None:
+            self._record_text = json.dumps(self.record())
+        return self._record_text
 
     @property
     def shown_step(self) -> int:
