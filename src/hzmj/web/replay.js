@@ -6,7 +6,7 @@
 
 import { siteHeader } from "./account.js";
 import { api, loadMe, wsUrl } from "./api.js";
-import { applyEvent, boardFromView, emptyBoard } from "./board.js";
+import { applyEvent, boardFromView, buildBoards } from "./board.js";
 import { eventFeedback } from "./feedback.js";
 import { bi, getLang, setLang, t } from "./i18n.js";
 import {
@@ -71,16 +71,6 @@ function splitHandEnds(steps) {
   return out;
 }
 
-function buildBoards(steps, n) {
-  const boards = [];
-  let b = emptyBoard(n, null);
-  for (const s of steps) {
-    b = structuredClone(b);
-    for (const e of s.events) applyEvent(b, e);
-    boards.push(b);
-  }
-  return boards;
-}
 
 function handStarts() {
   const out = [];
