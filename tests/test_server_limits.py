@@ -866,3 +866,29 @@ def test_a_snapshot_s_history_holds_the_newest_hands_only(
     history = snapshot["history"]
     assert [h["hand_no"] for h in history] == [6, 7, 8]
     assert [h["points"] for h in history] == [e["points"] for e in ends[-3:]]
+
+
+def test_a_seat_s_auto_and_ready_switches_share_one_allowance(make: Make) -> None:
+    # each switch is a room message to every socket of the room, 托管 also a database
+    # write: four sockets a seat, four seats a room, at 20 messages a second each, took a
+    # core from one address
+    c = make(switch_burst=3, switches_per_minute=0.001)
+    room, auth = seated(c, rules={"players": 2, "hands": 16, "turn_seconds": 600})
+    token = auth["Authorization"].split()[1]
+    assert c.post(f"/api/rooms/{room}/start", headers=auth).status_code == 200
+    sent = [True, False, True, False]
+    errors = []
+    with c.websocket_connect(f"/ws/rooms/{room}", subprotocols=["hzmj", f"token.{token}"]) \
+            as ws, c.websocket_connect(f"/ws/rooms/{room}",
+                                       subprotocols=["hzmj", f"token.{token}"]) as other:
+        for i, on in enumerate(sent):  # the seat's two sockets share it
+            (ws if i % 2 else other).send_json({"type": "auto", "on": on})
+        other.send_json({"type": "ready", "on": True})
+        for socket in (ws, other):  # an error goes to the socket that sent the message
+            while (msg := socket.receive_json())["type"] != "error":
+                pass
+            errors.append(msg)
+    assert [(e["code"], e["reason"]) for e in errors] == [
+        ("rate_limited", "too many 托管 and ready switches: at most 0.001 a minute")] * 2
+    seats = c.get(f"/api/rooms/{room}").json()["seats"]
+    assert seats[0]["auto"] is True  # the third switch; the fourth was refused

@@ -169,6 +169,7 @@ class Seat:
     address: str | None = None  # the client address that took it (kept while open)
     connections: list[Connection] = field(default_factory=list)
     phrases: Bucket | None = None  # its quick phrases' allowance, from the first one
+    switches: Bucket | None = None  # its 托管 and ready switches' allowance, likewise
 
     @property
     def taken(self) -> bool:
@@ -621,6 +622,7 @@ class Room:
         seat = conn.seat
         if seat is None:
             raise Refused("spectator", "spectators have no seat to mark ready")
+        self._take_switch(seat)
         if self.match is None:
             self.seats[seat].ready = on
         elif self.gate is None:
@@ -628,6 +630,17 @@ class Room:
         elif on:
             self.gate.ready.add(seat)
         self._broadcast_room()
+
+    def _take_switch(self, seat: int) -> None:
+        """One of the seat's 托管 and ready switches (all its connections share them):
+        each is a room message to every socket, 托管 also a database write, and the
+        message rate alone let one address's sockets switch 600 times a second."""
+        s = self.seats[seat]
+        if s.switches is None:
+            s.switches = Bucket(self.config.switches_per_minute / 60, self.config.switch_burst)
+        if not s.switches.take():
+            raise Refused("rate_limited", "too many 托管 and ready switches: at most "
+                          f"{self.config.switches_per_minute:g} a minute")
 
     def _not_bot_seat(self, seat: int) -> None:
         """Refuse (``bot_seat``) a message from the token of a seat a bot plays: its owner
@@ -1205,6 +1218,7 @@ class Room:
         if conn.seat is None:
             raise Refused("spectator", "spectators have no seat to hand to a bot")
         self._not_bot_seat(conn.seat)
+        self._take_switch(conn.seat)
         s = self.seats[conn.seat]
         s.auto, s.expiries = on, 0
         self._broadcast_room()
