@@ -106,6 +106,25 @@ def test_bad_seat_requests_are_refused(make: Make, path: str, body: dict[str, An
     assert c.get(f"/api/rooms/{room}").json() == before
 
 
+@pytest.mark.parametrize("bot", ["expert:2000", "strong:2000", "expert@64", "expert@1",
+                                 "strong:30"])
+def test_a_seat_s_bot_takes_no_budget_or_sample_count(make: Make, bot: str) -> None:
+    # every room's bots share the bot workers: twelve rooms of expert:2000 (1.8 s a
+    # decision) from one address slowed every other table's bots (and 托管, hints) 2.5×
+    c = make()
+    room, auth = seated(c, rules={"players": 4}, bots=())
+    before = c.get(f"/api/rooms/{room}").json()
+    r = c.post(f"/api/rooms/{room}/bots", json={"seat": 1, "bot": bot}, headers=auth)
+    assert r.status_code == 422, r.text
+    assert r.json()["code"] == "bad_bot"
+    assert c.get(f"/api/rooms/{room}").json() == before
+    for seat, name in enumerate(["efficiency", "strong", "random", "expert"]):
+        r = c.post(f"/api/rooms/{room}/bots", json={"seat": seat, "bot": name}, headers=auth)
+        assert r.json() == {"seat": seat, "bot": name}
+    assert [s["bot"] for s in c.get(f"/api/rooms/{room}").json()["seats"]] == [
+        "efficiency", "strong", "random", "expert"]
+
+
 # ------------------------------------------------------------------ 6. not JSON, too big
 
 
@@ -815,3 +834,61 @@ def test_quick_phrases_are_limited_per_seat_over_all_its_sockets(make: Make) -> 
         while (msg := two.receive_json())["type"] == "phrase":
             assert msg["phrase"] < 3  # the three that went out, never the refused ones
         assert msg["code"] == "rate_limited"  # the other socket too
+
+
+def test_a_snapshot_s_history_holds_the_newest_hands_only(
+        make: Make, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a points match has no last hand (RULES §12.2): four seats that never win played
+    # 3,000 hands, and the snapshot's whole history (1.6 MB, 0.4 s of the event loop)
+    # was over the send queue's 1 MiB, so every socket of the room closed at once
+    from hzmj.server import rooms
+
+    monkeypatch.setattr(rooms, "SNAPSHOT_HANDS", 3, raising=False)
+    c = make()
+    room = c.post("/api/rooms", json={"rules": {"hands": 8}, "seed": 11}).json()["room_id"]
+    token = c.post(f"/api/rooms/{room}/seats", json={"name": "ann"}).json()["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    for seat in range(4):
+        assert c.post(f"/api/rooms/{room}/bots", json={"seat": seat, "bot": "random"},
+                      headers=auth).status_code == 200
+    assert c.post(f"/api/rooms/{room}/start", headers=auth).status_code == 200
+    for _ in range(600):
+        if c.get(f"/api/rooms/{room}").json()["status"] == "over":
+            break
+        time.sleep(0.05)
+    ends = [e for step in c.get(f"/api/matches/{room}/replay").json()["steps"]
+            for e in step["events"] if e["type"] == "hand_end"]
+    assert [e["hand_no"] for e in ends] == list(range(1, 9))
+    with c.websocket_connect(f"/ws/rooms/{room}", subprotocols=["hzmj"]) as ws:
+        assert ws.receive_json()["type"] == "room"
+        snapshot = ws.receive_json()
+    assert snapshot["type"] == "snapshot"
+    history = snapshot["history"]
+    assert [h["hand_no"] for h in history] == [6, 7, 8]
+    assert [h["points"] for h in history] == [e["points"] for e in ends[-3:]]
+
+
+def test_a_seat_s_auto_and_ready_switches_share_one_allowance(make: Make) -> None:
+    # each switch is a room message to every socket of the room, 托管 also a database
+    # write: four sockets a seat, four seats a room, at 20 messages a second each, took a
+    # core from one address
+    c = make(switch_burst=3, switches_per_minute=0.001)
+    room, auth = seated(c, rules={"players": 2, "hands": 16, "turn_seconds": 600})
+    token = auth["Authorization"].split()[1]
+    assert c.post(f"/api/rooms/{room}/start", headers=auth).status_code == 200
+    sent = [True, False, True, False]
+    errors = []
+    with c.websocket_connect(f"/ws/rooms/{room}", subprotocols=["hzmj", f"token.{token}"]) \
+            as ws, c.websocket_connect(f"/ws/rooms/{room}",
+                                       subprotocols=["hzmj", f"token.{token}"]) as other:
+        for i, on in enumerate(sent):  # the seat's two sockets share it
+            (ws if i % 2 else other).send_json({"type": "auto", "on": on})
+        other.send_json({"type": "ready", "on": True})
+        for socket in (ws, other):  # an error goes to the socket that sent the message
+            while (msg := socket.receive_json())["type"] != "error":
+                pass
+            errors.append(msg)
+    assert [(e["code"], e["reason"]) for e in errors] == [
+        ("rate_limited", "too many 托管 and ready switches: at most 0.001 a minute")] * 2
+    seats = c.get(f"/api/rooms/{room}").json()["seats"]
+    assert seats[0]["auto"] is True  # the third switch; the fourth was refused

@@ -4,6 +4,8 @@ for the hints, on exact positions without HTTP."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,7 @@ from hzmj.hand import discard_options, shanten, waits
 from hzmj.hints import hints
 from hzmj.record import events_digest, replay
 from hzmj.rules import Rules
+from hzmj.server import storage
 from hzmj.server.app import create_app
 from hzmj.server.bots import hint_bot
 from hzmj.server.config import ServerConfig
@@ -97,6 +100,56 @@ def test_replay_is_the_record_step_by_step(tmp_path: Path) -> None:
         assert client.get("/api/matches/nope/replay").status_code == 404
     with TestClient(create_app(cfg)) as client:  # a restarted server: from the database
         assert client.get(f"/api/matches/{room}/replay").json() == body
+
+
+def test_a_replay_covers_the_match_s_first_hands_only(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a points match has no last hand (RULES §12.2): one of 3,067 hands took 11 s of the
+    # server's CPU and 49 MB a request to replay, and four requests at once held 2.2 GB
+    from hzmj.server import app
+
+    monkeypatch.setattr(app, "REPLAY_MAX_HANDS", 3, raising=False)
+    room = play_bots_to_the_end(client, seed=9)
+    record = client.get(f"/api/matches/{room}/record").json()
+    assert len(record["hands"]) == 8  # the record keeps them all
+    body = client.get(f"/api/matches/{room}/replay").json()
+    assert (body["hands"], body["hands_replayed"]) == (8, 3)
+    events = [e for s in body["steps"] for e in s["events"]]
+    full = [e.to_json() for e in replay(record).log]
+    assert events == full[:len(events)]  # the log's beginning, up to hand 3's end
+    assert [e["hand_no"] for e in events if e["type"] == "hand_end"] == [1, 2, 3]
+    assert events[-1]["type"] == "hand_end"
+    assert [s["action"] for s in body["steps"][1:]] == record["actions"][:len(body["steps"]) - 1]
+    monkeypatch.setattr(app, "REPLAY_MAX_HANDS", 8)
+    whole = client.get(f"/api/matches/{room}/replay").json()
+    assert (whole["hands"], whole["hands_replayed"]) == (8, 8)
+    check_replay(whole, record)  # a match of no more hands is replayed to its end
+
+
+def test_a_finished_record_is_served_as_stored_and_parsed_only_when_needed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a points match of 3,067 hands has a 10 MB record: the room's page parsed it for its
+    # commitment, and the record endpoint parsed and wrote it again, 0.8 s of the event
+    # loop a request (16 requests: every table's answers 0.5 to 1.5 s late)
+    cfg = server_config(tmp_path)
+    with TestClient(create_app(cfg)) as client:
+        room = play_bots_to_the_end(client, seed=9)
+        live = client.get(f"/api/matches/{room}/record")
+    with sqlite3.connect(tmp_path / "hints.db") as db:
+        (text,) = db.execute("SELECT record FROM rooms WHERE id = ?", (room,)).fetchone()
+    assert live.json() == json.loads(text)
+    parsed: list[str] = []
+    real = storage._json
+    monkeypatch.setattr(storage, "_json", lambda t: parsed.append(t) or real(t))
+    with TestClient(create_app(cfg)) as client:  # restarted: the room is in the database
+        info = client.get(f"/api/rooms/{room}").json()
+        assert info["status"] == "over"
+        assert info["commitment"] == json.loads(text)["commitment"]
+        r = client.get(f"/api/matches/{room}/record")
+        assert r.status_code == 200 and r.headers["content-type"] == "application/json"
+        assert r.content == text.encode()  # the stored text itself
+        assert text not in parsed
+        assert client.get(f"/api/matches/{room}/replay").json()["hands_replayed"] == 8
 
 
 def test_replay_of_a_running_match_is_refused(client: TestClient) -> None:

@@ -1408,3 +1408,33 @@ def test_too_many_rooms_in_the_lobby_is_said_in_the_pages_words(
         page.click("button.create-room")
         sync_api.expect(page.locator("form.create .form-error")).to_contain_text(
             "你开的房间太多了，请先结束或离开一个（没人坐的房间")
+
+
+def test_a_replay_s_boards_share_one_history_per_hand(server: _Server, page_at: Any) -> None:
+    """The replay page's board after every step: each copied the history (every hand's
+    result), so a 200-hand replay held it some 16,000 times and hung the tab; now a
+    board's history is the one its hand's end made, never changed afterwards."""
+    from hzmj.record import replay_steps
+    from hzmj.simulate import play_match
+
+    match = Match(Rules(hands=8), 3)
+    play_match(match, [get_bot("random", bot_seed(3, seat)) for seat in range(4)])
+    steps = [{"events": [e.to_json() for e in s.events]}
+             for s in replay_steps(match.record())[1]]
+    page = page_at(390, 844)
+    page.goto(server.base + "/")
+    page.wait_for_selector("form.create button")
+    got = page.evaluate("""async (steps) => {
+      const { buildBoards } = await import('/static/board.js');
+      const boards = buildBoards(steps, 4);
+      const ends = [];
+      boards.forEach((b, i) => {
+        if (steps[i].events.some((e) => e.type === 'hand_end')) ends.push(i);
+      });
+      const shared = boards.every((b, i) => i === 0 || ends.includes(i)
+        || b.history === boards[i - 1].history);
+      return { shared, lengths: ends.map((i) => boards[i].history.length),
+               last: boards.at(-1).history.map((h) => h.hand_no) };
+    }""", steps)
+    assert got == {"shared": True, "lengths": [1, 2, 3, 4, 5, 6, 7, 8],
+                   "last": [1, 2, 3, 4, 5, 6, 7, 8]}, got

@@ -129,9 +129,13 @@ def replay(record: Mapping[str, Any]) -> Match:
     return replay_steps(record)[0]
 
 
-def replay_steps(record: Mapping[str, Any]) -> tuple[Match, list[Step]]:
+def replay_steps(record: Mapping[str, Any],
+                 max_hands: int | None = None) -> tuple[Match, list[Step]]:
     """:func:`replay`, also returning every step: the deal, then one per action.  The
-    steps' events, in order, are the match's whole log."""
+    steps' events, in order, are the match's whole log.  ``max_hands``: if the match goes
+    on after hand ``max_hands``, stop at the step that ends it (its events then end with
+    that hand's ``hand_end``, the next deal left out; the match is returned as that step
+    left it)."""
     from hzmj.game import Match
 
     if not isinstance(record, Mapping) or record.get("format") != RECORD_FORMAT:
@@ -162,11 +166,17 @@ def replay_steps(record: Mapping[str, Any]) -> tuple[Match, list[Step]]:
                 raise RecordError(f"action {i} ({shown(raw, 80)}) is malformed: "
                                   f"{clip(str(exc), 160)}") from None
             try:
-                steps.append(Step(action, tuple(match.apply(action)), made_by.get(i)))
+                events = tuple(match.apply(action))
             except (ValueError, TypeError, KeyError, AttributeError) as exc:
                 raise RecordError(f"action {i} ({shown(raw, 80)}) does not apply: "
                                   f"{clip(str(exc), 160)} (was the seed, the rules or an "
                                   f"earlier action changed?)") from None
+            if (max_hands is not None and len(match.results) >= max_hands
+                    and not match.over):
+                end = max(k for k, e in enumerate(events) if e.type == "hand_end")
+                steps.append(Step(action, events[:end + 1], made_by.get(i)))
+                break
+            steps.append(Step(action, events, made_by.get(i)))
     except KeyError as exc:
         raise RecordError(f"record lacks {exc}") from None
     return match, steps

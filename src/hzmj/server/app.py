@@ -7,6 +7,7 @@ Paths and messages are described in ``docs/protocol.md``.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import logging.config
 import re
@@ -35,7 +36,7 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from hzmj import rulebook
 from hzmj.hints import hints as seat_hints
-from hzmj.record import replay_steps
+from hzmj.record import replay_steps, seed_commitment
 from hzmj.review import review as review_seat
 from hzmj.rules import Rules, RulesError
 from hzmj.server import metrics
@@ -102,6 +103,9 @@ GRACEFUL_SHUTDOWN = 10  # seconds a stopping server waits for requests still run
 # review being made) before it cancels them and stops the rooms
 REVIEW_MAX_HANDS = 16  # a review covers the match's first hands only: its cost is bounded
 REVIEW_PER_ADDRESS = 2  # of those, asked for by one client address (one more: 503)
+REPLAY_MAX_HANDS = 200  # a replay covers the match's first hands only (a points match has
+# no last hand: 3,067 hands took 11 s of the server's CPU and 49 MB a request, and four at
+# once held 2.2 GB); 200 hands: about 1 s and 3 MB
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 WS_MAX_FRAME = 64 * 1024  # uvicorn closes the socket (1009) above this; 4 KB is refused politely
 WS_PROTOCOL = "hzmj"  # the WebSocket subprotocol; a seat token comes as "token.<TOKEN>"
@@ -342,15 +346,19 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         url = f"{public_base(request, cfg)}/room/{room_id}"
         return Share(url=url, qr_svg=_qr_svg(url))
 
+    # a finished match's record is served as the text stored (or made once), and parsed
+    # off the event loop when needed: a points match of thousands of hands has a 10 MB
+    # record, whose parsing and writing took 0.8 s of the loop a request (every table
+    # stalled while a client asked for it again and again)
     @app.get("/api/matches/{room_id}/record")
-    async def record(room_id: str) -> JSONResponse:
-        rec, _ = await _finished_record(room_id)
-        return JSONResponse(rec)
+    async def record(room_id: str) -> Response:
+        text, _, _ = await _finished_record(room_id)
+        return Response(text, media_type="application/json")
 
     @app.get("/api/matches/{room_id}/replay")
     async def replay(room_id: str) -> Replay:
-        rec, players = await _finished_record(room_id)
-        return await asyncio.to_thread(_replay, rec, players)
+        text, _, players = await _finished_record(room_id)
+        return await asyncio.to_thread(_replay, text, players)
 
     # finished matches never change: reviews are kept (the newest REVIEW_CACHE), a review
     # asked for while it is being made waits for that one, and at most
@@ -365,9 +373,10 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     review_slots = asyncio.Semaphore(slots)
     review_queue = max(REVIEW_QUEUE, slots)
 
-    async def make_review(key: tuple[str, int, str], rec: dict[str, Any]) -> Review:
+    async def make_review(key: tuple[str, int, str], text: str) -> Review:
         try:
             async with review_slots:
+                rec = await asyncio.to_thread(json.loads, text)
                 try:  # a search over the whole match: in a review worker, off the loop
                     made = Review.model_validate(
                         await lobby().reviewer.run(review_seat, rec, key[1], key[2], None,
@@ -387,13 +396,13 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @app.get("/api/matches/{room_id}/review")
     async def review(room_id: str, seat: SeatParam, request: Request,
                      bot: str = REVIEW_BOT) -> Review:
-        rec, _ = await _finished_record(room_id)
+        text, rules, _ = await _finished_record(room_id)
         key = (room_id, seat, bot)
         if key in reviews:
             reviews.move_to_end(key)
             return reviews[key]
         if key not in making:
-            players = Rules.from_dict(rec["rules"]).players
+            players = rules.players
             if not 0 <= seat < players:  # refused here, before it takes a place in line
                 raise RoomError(422, f"seat must be 0..{players - 1}, got {seat}")
             get_bot(bot, 0)  # UnknownBotError → 422 (the oracle too)
@@ -408,25 +417,28 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             if not review_calls.take(address):
                 raise RoomError(429, f"too many reviews: at most {cfg.hints_per_second:g} "
                                      "a second", "rate_limited")
-            task = asyncio.create_task(make_review(key, rec), name=f"hzmj-review-{room_id}")
+            task = asyncio.create_task(make_review(key, text), name=f"hzmj-review-{room_id}")
             # the work is the task's, not this request's: a client that goes away cancels
             # nothing, and whoever asks meanwhile waits for the same review
             task.add_done_callback(lambda t: t.cancelled() or t.exception())
             making[key] = (task, address)
         return await asyncio.shield(making[key][0])
 
-    async def _finished_record(room_id: str) -> tuple[dict[str, Any], list[str | None]]:
-        """A finished match's record and its seats' names; 409 before the end."""
+    async def _finished_record(room_id: str
+                               ) -> tuple[str, Rules, list[str | None]]:
+        """A finished match's record (JSON text, not parsed here), its rules and its
+        seats' names; 409 before the end."""
         room = lobby().rooms.get(room_id)
         if room is not None:
             if room.match is None or room.status != "over":
                 raise RoomError(409, "the match is not over yet", "not_over")
-            return room.record(), [s.name for s in room.seats]
+            return room.finished_record_text(), room.rules, [s.name for s in room.seats]
         stored = await _finished(room_id)
-        if stored.record is None:
+        if stored.record_text is None:
             raise RoomError(409, "the match is not over yet", "not_over")
         names = {s.seat: s.name for s in stored.seats}
-        return stored.record, [names.get(i) for i in range(Rules.from_dict(stored.rules).players)]
+        rules = Rules.from_dict(stored.rules)
+        return stored.record_text, rules, [names.get(i) for i in range(rules.players)]
 
     async def _finished(room_id: str) -> StoredRoom:
         found = await store().load_rooms(room_id=room_id)
@@ -605,16 +617,21 @@ def _rename(lobby: Lobby, room_id: str, seat: int, name: str) -> None:
         room.post(lambda: room.rename_seat(seat, name))
 
 
-def _replay(record: dict[str, Any], players: list[str | None]) -> Replay:
-    """Every step of a finished match, rebuilt from its record alone; the events in full
-    form, as a finished hand may be replayed openly (RULES §13); with the seed, salt and
-    commitment for the page to check."""
-    _, steps = replay_steps(record)
+def _replay(text: str, players: list[str | None]) -> Replay:
+    """Every step of a finished match's first :data:`REPLAY_MAX_HANDS` hands, rebuilt
+    from its record (``text``, JSON) alone; the events in full form, as a finished hand
+    may be replayed openly (RULES §13); with the seed, salt and commitment for the page
+    to check."""
+    record = json.loads(text)
+    match, steps = replay_steps(record, REPLAY_MAX_HANDS)
+    hands = record.get("hands")
     return Replay.model_validate({"rules": record["rules"], "players": players,
                                   "steps": [s.to_json() for s in steps],
                                   "seed": record["seed"], "seed_text": str(record["seed"]),
                                   "salt": record.get("salt"),
-                                  "commitment": record.get("commitment")})
+                                  "commitment": record.get("commitment"),
+                                  "hands": len(hands) if isinstance(hands, list) else 0,
+                                  "hands_replayed": len(match.results)})
 
 
 def _finished_info(stored: StoredRoom) -> RoomInfo:
@@ -633,7 +650,8 @@ def _finished_info(stored: StoredRoom) -> RoomInfo:
         rules=rules.to_dict(), seats=seats,
         free_seats=[i for i in range(rules.players) if i not in taken],
         state_id=None, hand_no=None,
-        commitment=(stored.record or {}).get("commitment"),
+        # the record's own, without reading it (10 MB for thousands of hands)
+        commitment=seed_commitment(stored.seed, stored.salt) if stored.record_text else None,
         seed=stored.seed if stored.status == "over" else None,
         salt=stored.salt if stored.status == "over" else None, private=stored.private)
 

@@ -33,6 +33,13 @@ REVIEW_BOT = "expert@4"  # the replay page's AI review: moves valued in points o
 REVIEW_BOTS = (REVIEW_BOT, "strong", "efficiency")
 """The bots a client may ask for a review by: each a fixed, bounded cost per decision (a
 client's ``expert:2000`` or ``expert@64`` would hold a bot worker for a minute a match)."""
+SEAT_BOTS = ("efficiency", "strong", "random", "expert")
+"""The bots a room's owner may seat (``POST /api/rooms/{id}/bots``): the browser's four,
+each at its standard cost.  Never a client's budget or sample count: every room's bots
+think in the one pool of bot workers, and a table of ``expert:2000`` (about 1.8 s a
+decision, 25 times ``expert``'s) took the workers from every other table's bots, 托管
+and hints (twelve such rooms from one address: another table's turns 2.7 s apart instead
+of 1.1)."""
 
 
 def hint_bot(budget_ms: int) -> str:

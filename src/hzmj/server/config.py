@@ -83,6 +83,9 @@ class ServerConfig:
     snapshot_burst: int = 5  # whole view and every hand's result, ~20 KB late in a match)
     phrases_per_minute: float = 12.0  # quick phrases of one seat, all its connections
     phrase_burst: int = 3  # (each goes to every connection of the room)
+    switches_per_minute: float = 30.0  # 托管 (auto) and ready switches of one seat, all its
+    switch_burst: int = 10  # connections (each is a room message to every socket of the
+    # room, 托管 also a database write: 600 a second from one address took a core)
     hints_burst: int = 5
     sockets_per_room: int = 64  # WebSocket connections to one room: each seat keeps
     # sockets_per_token of them for itself, spectators share the rest

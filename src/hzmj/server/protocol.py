@@ -214,6 +214,9 @@ class Replay(_Model):
                                        "and the commitment hashes these digits")
     salt: str | None = Field(description="with the seed, opens the commitment")
     commitment: str | None = Field(description="published at the start (RoomInfo)")
+    hands: int = Field(default=0, description="hands the match had")
+    hands_replayed: int = Field(default=0, description="hands the steps cover: the first "
+                                "ones, at most 200 (a points match may last thousands)")
 
 
 class Share(_Model):

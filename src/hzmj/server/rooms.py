@@ -37,7 +37,14 @@ from hzmj.record import fair_record, seed_commitment
 from hzmj.rules import Rules
 from hzmj.server import metrics
 from hzmj.server.account_protocol import names_alike
-from hzmj.server.bots import AUTO_BOT, Thinker, bot_seed, cancelled_by_caller, get_bot
+from hzmj.server.bots import (
+    AUTO_BOT,
+    SEAT_BOTS,
+    Thinker,
+    bot_seed,
+    cancelled_by_caller,
+    get_bot,
+)
 from hzmj.server.config import ServerConfig
 from hzmj.server.guard import NETWORK_SHARE, Bucket, BucketsByKey, network_key
 from hzmj.server.protocol import (
@@ -74,6 +81,7 @@ T = TypeVar("T")
 SEND_QUEUE_LIMIT = 5000  # messages waiting for a slow client before it is dropped
 SEND_QUEUE_CHARS = 1 << 20  # or characters of them (a whole match's snapshot is ~20 KB)
 STORAGE_RETRY_SECONDS = 1.0  # after a write the database refused, bots and clocks wait
+SNAPSHOT_HANDS = 64  # finished hands a snapshot's history holds, the newest (~600 bytes, 0.3 ms)
 MAX_REMOVED = 64  # removal bans a room keeps (each is one address or IPv6 /64)
 MOVING = "the room is stopping here (server restart or move); try again"
 # the owner who handed their own seat to a bot keeps the token to run the room, never
@@ -161,6 +169,7 @@ class Seat:
     address: str | None = None  # the client address that took it (kept while open)
     connections: list[Connection] = field(default_factory=list)
     phrases: Bucket | None = None  # its quick phrases' allowance, from the first one
+    switches: Bucket | None = None  # its 托管 and ready switches' allowance, likewise
 
     @property
     def taken(self) -> bool:
@@ -253,6 +262,7 @@ class Room:
                                          asyncio.Future[Any] | None]] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self.on_change: Callable[[Room], None] | None = None  # told when info() changes
+        self._record_text: str | None = None  # finished_record_text, once made
 
     # ------------------------------------------------------------------ the actor
 
@@ -612,6 +622,7 @@ class Room:
         seat = conn.seat
         if seat is None:
             raise Refused("spectator", "spectators have no seat to mark ready")
+        self._take_switch(seat)
         if self.match is None:
             self.seats[seat].ready = on
         elif self.gate is None:
@@ -619,6 +630,17 @@ class Room:
         elif on:
             self.gate.ready.add(seat)
         self._broadcast_room()
+
+    def _take_switch(self, seat: int) -> None:
+        """One of the seat's 托管 and ready switches (all its connections share them):
+        each is a room message to every socket, 托管 also a database write, and the
+        message rate alone let one address's sockets switch 600 times a second."""
+        s = self.seats[seat]
+        if s.switches is None:
+            s.switches = Bucket(self.config.switches_per_minute / 60, self.config.switch_burst)
+        if not s.switches.take():
+            raise Refused("rate_limited", "too many 托管 and ready switches: at most "
+                          f"{self.config.switches_per_minute:g} a minute")
 
     def _not_bot_seat(self, seat: int) -> None:
         """Refuse (``bot_seat``) a message from the token of a seat a bot plays: its owner
@@ -707,6 +729,14 @@ class Room:
         the bot or the clock made for a player (``made_by``)."""
         assert self.match is not None
         return fair_record(self.match, self.salt, self.made_by)
+
+    def finished_record_text(self) -> str:
+        """The finished match's :meth:`record` as JSON text, made once (its digest reads
+        the whole log: thousands of hands in a points match)."""
+        assert self.match is not None and self.match.over
+        if self._record_text is None:
+            self._record_text = json.dumps(self.record())
+        return self._record_text
 
     @property
     def shown_step(self) -> int:
@@ -944,7 +974,11 @@ class Room:
         s = self.seats[seat]
         if s.taken and s.bot is None and seat != self.owner:
             raise RoomError(409, f"seat {seat} is taken by a player", "seat_taken")
-        self.bots[seat] = get_bot(bot, bot_seed(self.seed, seat))  # UnknownBotError → 422
+        made = get_bot(bot, bot_seed(self.seed, seat))  # UnknownBotError → 422 (the oracle)
+        if bot not in SEAT_BOTS:  # a budget or sample count: the shared workers' time
+            raise RoomError(422, f"a seat's bot must be one of {', '.join(SEAT_BOTS)} (no "
+                                 "budget or sample count)", "bad_bot")
+        self.bots[seat] = made
         # the owner may hand their own seat to a bot and keep their token to run the room
         s.name, s.bot = f"{bot} bot", bot
         if seat != self.owner:
@@ -1135,7 +1169,7 @@ class Room:
         conn.send(SnapshotMsg(state_id=m.step if m else 0, seat=conn.seat,
                               view=(held[conn.seat] if held is not None else m.view(conn.seat))
                               if m else None,
-                              history=_history(m.log[:self.published], conn.seat)
+                              history=_history(m.log, self.published, conn.seat)
                               if m else [],
                               hand_events=_hand_events(m.log, self.published, conn.seat)
                               if m else []))
@@ -1184,6 +1218,7 @@ class Room:
         if conn.seat is None:
             raise Refused("spectator", "spectators have no seat to hand to a bot")
         self._not_bot_seat(conn.seat)
+        self._take_switch(conn.seat)
         s = self.seats[conn.seat]
         s.auto, s.expiries = on, 0
         self._broadcast_room()
@@ -1509,19 +1544,33 @@ class Lobby:
             self._reviewer.close()
 
 
-def _history(log: Iterable[Event], seat: int | None) -> list[dict[str, Any]]:
-    """Every finished hand's ``hand_end`` in ``log`` (the events published so far), as
-    ``seat`` sees it (hands are open at the end, RULES §13), with its ``win`` attached."""
+def _history(log: Sequence[Event], published: int,
+             seat: int | None) -> list[dict[str, Any]]:
+    """The last :data:`SNAPSHOT_HANDS` finished hands' ``hand_end`` in
+    ``log[:published]`` (the events published so far), as ``seat`` sees it (hands are
+    open at the end, RULES §13), with its ``win`` attached, oldest first.  Read from the
+    end: a points match has no last hand (RULES §12.2), and a table that never wins had
+    3,000 hands, a 1.6 MB snapshot (over the send queue's 1 MiB: every socket closed at
+    once) that took 0.4 s of the event loop to build."""
+    start = 0
+    ends = 0
+    for i in range(published - 1, -1, -1):
+        kind = log[i].type
+        if kind == "hand_end":
+            ends += 1
+        elif kind == "hand_start" and ends >= SNAPSHOT_HANDS:
+            start = i
+            break
     out: list[dict[str, Any]] = []
     win: dict[str, Any] | None = None
-    for e in log:
+    for e in log[start:published]:
         if e.type == "hand_start":
             win = None
         elif e.type == "win":
             win = e.for_seat(seat)
         elif e.type == "hand_end":
             out.append({**e.for_seat(seat), "win": win})
-    return out
+    return out[-SNAPSHOT_HANDS:]
 
 
 def _hand_events(log: Sequence[Event], published: int,

@@ -180,10 +180,18 @@ class StoredRoom:
     seats: list[StoredSeat] = field(default_factory=list)
     actions: list[dict[str, Any]] = field(default_factory=list)
     made_by: dict[int, str] = field(default_factory=dict)  # action index -> "bot" | "clock"
-    record: dict[str, Any] | None = None
+    # the finished match's record as stored (JSON text), read only when asked for
+    # (:attr:`record`): a points match of thousands of hands has a 10 MB record, and a
+    # room's page parsed it for its commitment (0.5 s of the event loop a request)
+    record_text: str | None = None
     removed: list[str] = field(default_factory=list)  # addresses banned while open
     creator: str | None = None  # the creating client's address key, while open
     private: bool = False  # not listed in the lobby
+
+    @property
+    def record(self) -> dict[str, Any] | None:
+        """The finished match's record (parsed now, from :attr:`record_text`)."""
+        return _json(self.record_text) if self.record_text else None
 
 
 class StaleOwnerError(RuntimeError):
@@ -481,7 +489,7 @@ class Store:
                      else query.where(RoomRow.status.in_(statuses)))
             rooms = {r.id: StoredRoom(r.id, r.name, _json(r.rules), r.seed, r.status,
                                       r.owner_seat, r.salt, r.seed_fixed, r.created_at,
-                                      record=_json(r.record) if r.record else None,
+                                      record_text=r.record or None,
                                       removed=(_json(r.removed) or []) if r.removed else [],
                                       creator=r.creator, private=bool(r.private))
                      for r in (await conn.execute(query.order_by(RoomRow.created_at))).all()}

@@ -169,6 +169,22 @@ const HANDLERS = {
 };
 
 /** Apply one (redacted or full) event to the board in place. */
+/** The board after each of a replay's `steps` (`{events}`), from an empty one.  The history
+ * is shared, not copied: applyEvent replaces it, never changes it (a copy per step held
+ * every hand's result thousands of times: a 200-hand replay hung the tab). */
+export function buildBoards(steps, n) {
+  const boards = [];
+  let b = emptyBoard(n, null);
+  for (const s of steps) {
+    const { history } = b;
+    b = structuredClone({ ...b, history: null });
+    b.history = history;
+    for (const e of s.events) applyEvent(b, e);
+    boards.push(b);
+  }
+  return boards;
+}
+
 export function applyEvent(b, e) {
   const h = HANDLERS[e.type];
   if (h) h(b, e);

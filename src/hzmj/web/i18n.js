@@ -128,6 +128,7 @@ const STRINGS = {
     "{0} decisions, agreement {1}, loss {2} in total ({3} per hand over the {4} you played)"],
   review_unit: ["（单位：{0}）", " (values in {0})"],
   review_first_hands: ["（只复盘前 {0} 局，共 {1} 局）", " (the first {0} of {1} hands only)"],
+  replay_first_hands: ["只回放前 {0} 局（共 {1} 局）", "The first {0} of {1} hands only"],
   review_skipped: ["；跳过 {0} 个非本人的决定（托管 {1}，超时 {2}）",
     "; {0} decisions not the player's skipped ({1} by auto-play, {2} by timeout)"],
   review_skipped_here: ["这一步不是本人的决定（{0}），不复盘。", "Not the player's decision ({0}): not reviewed."],

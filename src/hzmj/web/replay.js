@@ -6,7 +6,7 @@
 
 import { siteHeader } from "./account.js";
 import { api, loadMe, wsUrl } from "./api.js";
-import { applyEvent, boardFromView, emptyBoard } from "./board.js";
+import { applyEvent, boardFromView, buildBoards } from "./board.js";
 import { eventFeedback } from "./feedback.js";
 import { bi, getLang, setLang, t } from "./i18n.js";
 import {
@@ -25,6 +25,7 @@ const state = {
   names: [], steps: [], moves: [], boards: [], index: 0, show: "all", error: "", title: roomId,
   playing: false, speed: 1, timer: null, live: null, room: null,
   reviewSeat: 0, review: null, reviewing: false, reviewError: "", fair: null, me: null,
+  cut: null, // [hands replayed, hands] when the server replays the first hands only
 };
 
 /** Check the fairness commitment: SHA-256 of "hzmj-seed:{seed}:{salt}" must be the
@@ -70,16 +71,6 @@ function splitHandEnds(steps) {
   return out;
 }
 
-function buildBoards(steps, n) {
-  const boards = [];
-  let b = emptyBoard(n, null);
-  for (const s of steps) {
-    b = structuredClone(b);
-    for (const e of s.events) applyEvent(b, e);
-    boards.push(b);
-  }
-  return boards;
-}
 
 function handStarts() {
   const out = [];
@@ -418,6 +409,7 @@ function render() {
   root.replaceChildren(h("main.replay.table-page", {},
     h("h2", {}, `${t("replay")} · ${state.title}`),
     fairLine(),
+    state.cut ? h("p.replay-cut", {}, t("replay_first_hands", ...state.cut)) : null,
     controls(),
     options(),
     // the match's end: its result first (below the table, a phone showed it 2,000 px down)
@@ -503,6 +495,8 @@ async function load() {
     state.boards = buildBoards(state.steps, n);
     state.index = stepFromHash(state.steps.length);
     state.fair = await checkFair(data);
+    // a match of more hands than the server replays (docs/protocol.md, Replay)
+    state.cut = data.hands_replayed < data.hands ? [data.hands_replayed, data.hands] : null;
   } catch (e) {
     state.error = e.status === 409 ? t("not_over") : e.status === 404 ? t("replay_missing") : e.text;
   }
