@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import test_web as web
+from hzmj.tiles import NUM_KINDS, tile_name, tile_name_en, tile_name_zh
 from test_web import ARTIFACTS, CHROMIUM, _Server, find_seed, shot, sync_api
 
 # tests/test_web.py's table servers (with bots, and with bots that do not pause), its
@@ -620,6 +621,24 @@ def test_the_english_ui_names_tiles_as_players_do(server: _Server, page_at: Any)
         "wild": "2 Dots (wild)",
         "log": "seat 1 Alice discards 1 Dot",
     }
+
+
+def test_the_browser_and_python_name_every_tile_alike(server: _Server, page_at: Any) -> None:
+    """Python said "5 characters", "1 dots", "East" and "Red" (the command line's score and
+    waits) where the page says "5 Characters", "1 Dot", "East Wind" and "Red Dragon": the
+    two name each of the 34 kinds the same, in English and in Chinese."""
+    page = page_at(390, 844)
+    page.goto(server.base + "/")
+    page.wait_for_selector("form.create button")
+    kinds = [tile_name(k) for k in range(NUM_KINDS)]
+    got = page.evaluate("""async (kinds) => {
+      const { tileLabel } = await import('/static/tiles.js');
+      return [kinds.map((k) => tileLabel(k, 'en')), kinds.map((k) => tileLabel(k, 'zh'))];
+    }""", kinds)
+    assert got == [[tile_name_en(k) for k in range(NUM_KINDS)],
+                   [tile_name_zh(k) for k in range(NUM_KINDS)]]
+    assert got[0][:5] == ["1 Character", "2 Characters", "3 Characters", "4 Characters",
+                          "5 Characters"]
 
 
 @pytest.mark.parametrize("width, height, lang", [(844, 390, "zh"), (390, 844, "en")])
