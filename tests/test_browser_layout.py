@@ -156,6 +156,46 @@ def test_the_header_and_the_toolbar_keep_to_one_row_on_a_phone(
         ctx.close()
 
 
+HEADER = """() => [...document.querySelectorAll('header.top > *, header.top > * > *')]
+  .map((n) => n.tagName.toLowerCase() + '.' + [...n.classList].join('.'))"""
+
+
+@pytest.mark.parametrize("width, lang", [(390, "en"), (320, "zh"), (1280, "en")])
+def test_the_rule_book_has_every_pages_header(
+        server: _Server, browser: Any, width: int, lang: str) -> None:
+    """The rule book's page had a plainer header of its own (杭州麻将, 大厅 and the other
+    book's name): it has the lobby's, the account's links, the sound and the language
+    with it, as high and on one row; its 规则 link marks the page, and the language
+    button opens the other book (tests/test_web.py follows it to the same section)."""
+    page = phone(browser, width, 800, lang)
+    try:
+        page.goto(server.base + "/")
+        page.wait_for_selector("header.top .header-tools")
+        lobby, lobby_box = page.evaluate(HEADER), page.locator("header.top").bounding_box()
+        page.goto(server.base + f"/rules?lang={lang}")
+        page.wait_for_selector("header.top .header-tools")
+        assert page.evaluate(HEADER) == lobby
+        assert page.locator("header.top").bounding_box()["height"] == lobby_box["height"]
+        assert one_row(page, "header.top a, header.top button", width), page.evaluate(
+            ROW, "header.top a, header.top button")
+        here = page.locator("header.top a.rules-nav")
+        sync_api.expect(here).to_have_attribute("aria-current", "page")
+        sync_api.expect(here).not_to_have_attribute("target", "_blank")
+        sync_api.expect(page.locator("header.top a.home")).to_contain_text(
+            "Mahjong" if lang == "en" else "杭州麻将")
+        page.screenshot(path=str(ARTIFACTS / f"layout-rules-header-{lang}-{width}.png"))
+        page.locator("header.top button.lang").click()
+        other = "zh" if lang == "en" else "en"
+        page.wait_for_url(f"**/rules?lang={other}")
+        page.wait_for_selector("header.top .header-tools")
+        assert page.evaluate("document.documentElement.lang") == (
+            "zh-CN" if other == "zh" else "en")
+        sync_api.expect(page.locator("header.top button.lang")).to_have_attribute(
+            "aria-label", "English" if other == "zh" else "中文")
+    finally:
+        page.context.close()
+
+
 # ------------------------------------------------------------------ a finished room
 
 

@@ -324,9 +324,10 @@ export function getLang() {
   return lang;
 }
 
-export function setLang(value) {
+/** The UI's language; `remember: false` for this page alone (the rule book in the other). */
+export function setLang(value, { remember = true } = {}) {
   lang = value;
-  localStorage.setItem("hzmj.lang", value);
+  if (remember) localStorage.setItem("hzmj.lang", value);
   document.documentElement.lang = value === "zh" ? "zh-CN" : "en";
 }
 
