@@ -247,6 +247,22 @@ def test_a_visitors_link_to_a_finished_room_opens_its_final_result(
     sync_api.expect(visitor.locator(".final-box")).to_have_count(0)
 
 
+def test_the_final_results_replay_opens_at_the_matchs_end(
+        fast_server: _Server, page_at: Any) -> None:
+    """The final results' 回放 opened the replay at step 1, the deal (the finished room's
+    link opens it at the end): it opens at the match's end, the final table on screen
+    (tests/test_web.py finds 回放 on the final table shown again, by 终局, too)."""
+    page = page_at(390, 844)
+    room_id = finish_a_short_match(page, fast_server.base)
+    page.locator("dialog.modal .buttons button", has_text="回放").click()
+    page.wait_for_url(f"**/replay/{room_id}#end")
+    steps = page.locator(".step-no")
+    sync_api.expect(steps).to_contain_text("/")
+    shown, total = steps.inner_text().split()[-3::2]
+    assert shown == total, steps.inner_text()
+    sync_api.expect(page.locator(".final-box table.final")).to_be_in_viewport()
+
+
 # ------------------------------------------------------------------ the table's size
 
 

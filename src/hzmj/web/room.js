@@ -126,6 +126,10 @@ export class RoomPage {
     ws.onmessage = (m) => this.onMessage(JSON.parse(m.data));
     ws.onclose = (ev) => {
       if (this.ws !== ws) return;
+      // the match is over: the server lets its room go (finished_grace) and nothing more
+      // comes; the final table stays (it turned into "this match is over" under the
+      // player reading it, the toolbar's 终局 gone)
+      if (this.board?.over && this.finalEvent) return;
       if (ev.code === 4404) {
         this.unknown = true; // no such room: stop reconnecting
         this.render();
@@ -171,7 +175,7 @@ export class RoomPage {
         if (msg.view?.over && !this.finalEvent) {
           // a finished match (a visitor's link, a reload after the end): its replay at the
           // final table, where every hand and the result are (the table showed only backs)
-          location.replace(`/replay/${encodeURIComponent(this.roomId)}#end`);
+          location.replace(this.replayHref);
           return;
         }
         if (msg.view) {
@@ -249,8 +253,8 @@ export class RoomPage {
     } else if (e.type === "match_end") {
       this.finalEvent = e;
       this.queueDialog("final", t("final"), () => this.finalBody(), t("back_lobby"),
-        () => { location.href = "/"; },
-        [[t("replay"), () => { location.href = `/replay/${this.roomId}`; }], [t("close")]]);
+        () => { location.href = "/"; }, [[t("replay"), () => { location.href = this.replayHref; }],
+          [t("close")]]);
     }
     if (e.type === "hand_start") this.hints = null;
   }
@@ -264,7 +268,13 @@ export class RoomPage {
 
   /** The final table again, once its dialog was closed (nothing on the table showed it). */
   showFinal() {
-    dialog(t("final"), this.finalBody(), [[t("close")]]);
+    dialog(t("final"), this.finalBody(),
+      [[t("replay"), () => { location.href = this.replayHref; }], [t("close")]]);
+  }
+
+  /** The match's replay at its end, the final table (it opened at step 1, the deal). */
+  get replayHref() {
+    return `/replay/${encodeURIComponent(this.roomId)}#end`;
   }
 
   /** The settlement, with the gate's countdown and who is ready (RULES §8.7). */
@@ -596,7 +606,7 @@ export class RoomPage {
       this.root.replaceChildren(h("main.unknown-room", {},
         h("h2", {}, t(over ? "room_over_title" : "room_unknown_title")),
         h("p", {}, t(over ? "room_over" : "room_unknown", this.roomId)),
-        h("p", {}, over ? [h("a.button.replay-link", { href: `/replay/${this.roomId}#end` }, t("replay")), " "]
+        h("p", {}, over ? [h("a.button.replay-link", { href: this.replayHref }, t("replay")), " "]
           : null, h("a.button", { href: "/" }, t("back_lobby")))));
       return;
     }
@@ -762,7 +772,7 @@ export class RoomPage {
       spectators ? h("span.spectator-count", {}, t("spectators", spectators)) : null,
       b.over && this.finalEvent ? h("button.final-btn", { onclick: () => this.showFinal() }, t("final"))
         : null,
-      b.over ? h("a", { href: `/replay/${this.roomId}` }, t("replay")) : null,
+      b.over ? h("a.replay-btn", { href: this.replayHref }, t("replay")) : null,
       seated ? h("button.leave", { onclick: () => this.leave() }, t("leave")) : null);
     // a real table: you at the bottom, 下家 on the right, 对家 at the top, 上家 on the left
     const areas = { top: [], left: [], right: [], bottom: [] };
