@@ -97,6 +97,39 @@ def test_a_wild_and_a_stand_ins_captions_break_between_words(
         path=str(ARTIFACTS / f"layout-captions-{lang}-390.png"))
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_figure_of_the_settlement_is_bold(server: _Server, browser: Any, lang: str) -> None:
+    """The settlement's factors (RULES §9.1, §10.1, §10.2) showed M and D bold and 底分
+    (and 封顶) plain, as a note: each line's figure is bold."""
+    page = phone(browser, 390, 844, lang)
+    page.goto(server.base + "/")
+    page.wait_for_selector("form.create button")
+    page.evaluate("""async () => {
+      const { dialog, settlementElement } = await import('/static/render.js');
+      const board = { n: 4, seat: 0, caishen: '5m', rules: { caishen_mode: 'flip',
+        base_score: 2, cap: 64 } };
+      const he = { result: 'win', winner: 0, from: null, dealer: 0, level: 1,
+        caishen: '5m', payments: [], deltas: [6, -2, -2, -2], points: [6, -2, -2, -2],
+        notes: [], hands: {},
+        win: { tile: '9m', self_draw: true, chain: [],
+          score: { multiplier: 1, names: { zh: '平胡', en: 'plain win' }, explanation: [],
+            reading: '3m 4m 6m | 1p 2p 3p | 7s 8s 9s | 2z 2z 2z | 9m 9m' } } };
+      dialog('settlement', settlementElement(board, he, ['Alice', 'Bob', 'Carol', 'Dan']),
+        [['OK']]);
+    }""")
+    lines = page.locator("dialog.modal ul.factors > li")
+    sync_api.expect(lines).to_have_count(3)
+    bold = page.evaluate("""() => [...document.querySelectorAll('dialog.modal ul.factors > li')]
+      .map((li) => [...li.querySelectorAll('b')].map((b) => [b.textContent,
+        Number(getComputedStyle(b).fontWeight) >= 700]))""")
+    base, cap = ("底分 (base score)", "封顶 (cap)") if lang == "en" else ("底分", "封顶")
+    assert bold[2] == [[f"{base} 2", True], [f"{cap} 64", True]], bold
+    assert all(weights and all(w for _, w in weights) for weights in bold), bold
+    page.locator("dialog.modal ul.factors").screenshot(
+        path=str(ARTIFACTS / f"layout-factors-{lang}-390.png"))
+    page.context.close()
+
+
 # ------------------------------------------------------------------ the header
 
 

@@ -378,8 +378,9 @@ function factorLines(board, he, win, rules) {
   if (!win.self_draw) lines.push(h("li", {}, bi("放铳", "discard win"), ": k = p = t = 0 ", ruleLink("8.4")));
   lines.push(h("li.dfactor", {}, h("b", {}, `${t("factor_line")} D = 2^${level} = ×${2 ** level}`),
     ` (${levelName(he.level)})`, " ", ruleLink("10.1")));
-  lines.push(h("li.base-line", {}, `${bi("底分", "base score")} ${rules?.base_score ?? 1}`,
-    rules?.cap ? ` · ${bi("封顶", "cap")} ${rules.cap}` : "", " ", ruleLink("10.2")));
+  // its figures bold as M's and D's (底分 read as a note under them)
+  lines.push(h("li.base-line", {}, h("b", {}, `${bi("底分", "base score")} ${rules?.base_score ?? 1}`),
+    rules?.cap ? [" · ", h("b", {}, `${bi("封顶", "cap")} ${rules.cap}`)] : "", " ", ruleLink("10.2")));
   return h("ul.factors", {}, lines);
 }
 
