@@ -296,6 +296,49 @@ def test_the_final_results_replay_opens_at_the_matchs_end(
     sync_api.expect(page.locator(".final-box table.final")).to_be_in_viewport()
 
 
+# The hint panel's box, whether it is what the screen shows at its middle, the hand's top
+# and the page's scroll, in one frame.
+HINTS_PLACE = """() => {
+  const panel = document.querySelector('.hint-panel');
+  const hand = document.querySelector('.own-area .hand');
+  if (!panel || !hand || !panel.childElementCount) return null;
+  const p = panel.getBoundingClientRect();
+  const hit = document.elementFromPoint((p.left + p.right) / 2, (p.top + p.bottom) / 2);
+  return { top: p.top, bottom: p.bottom, left: p.left, right: p.right,
+    seen: Boolean(hit && panel.contains(hit)), clipped: panel.scrollHeight - panel.clientHeight,
+    hand: hand.getBoundingClientRect().top, scroll: scrollY };
+}"""
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_landscape_phones_hints_show_above_the_hand_and_move_nothing(
+        server: _Server, browser: Any, lang: str) -> None:
+    """844×390: the hint panel was in the centre, under your area (kept at the screen's
+    foot) unless the page was scrolled to the table's end, and showing it scrolled the
+    page under the finger.  It shows just above your hand, whole and on top, and the page
+    and the hand stay put."""
+    page = phone(browser, 844, 390, lang)
+    try:
+        web.create_room_with_bots(page, server.base, 3, numbers={"turn_seconds": 90})
+        page.wait_for_selector(".hand-tile.playable", timeout=60000)
+        page.evaluate("window.scrollTo(0, 0)")  # the header in view, the centre under you
+        page.wait_for_function("scrollY === 0")
+        before = page.evaluate("() => [scrollY, document.querySelector('.own-area .hand')"
+                               ".getBoundingClientRect().top]")
+        for press in ("button.suggest", ".hand .hand-tile >> nth=2"):
+            page.locator(press).click()
+            page.wait_for_function(HINTS_PLACE, timeout=5000)
+            page.wait_for_timeout(100)  # a scroll to reveal it came in the next frame
+            got = page.evaluate(HINTS_PLACE)
+            assert [got["scroll"], got["hand"]] == before, (press, got, before)
+            assert got["seen"] and got["clipped"] <= 1, (press, got)
+            assert 0 <= got["top"] and got["bottom"] <= got["hand"], (press, got)
+            assert 0 <= got["left"] and got["right"] <= 844, (press, got)
+        page.screenshot(path=str(ARTIFACTS / f"layout-landscape-hints-{lang}.png"))
+    finally:
+        page.context.close()
+
+
 # ------------------------------------------------------------------ the table's size
 
 

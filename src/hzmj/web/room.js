@@ -786,7 +786,12 @@ export class RoomPage {
     // (above the table it was scrolled away with the header: 提示, 托管 and 记录 each
     // meant scrolling up, and back down to the table)
     const inOwn = seated && LANDSCAPE_PHONE.matches;
-    const own = seated ? ownArea({ ...this.ctx(), tools: inOwn ? toolbar : null }) : areas.bottom;
+    // the hints are a seated player's (a spectator's centre had an empty box); a landscape
+    // phone shows them over the table just above your hand: in the centre they were under
+    // your area (kept at the screen's foot), and scrolling them out moved the table
+    const hintPanel = seated ? h("div.hint-panel", { "aria-live": "polite" }) : null;
+    const own = seated ? ownArea({ ...this.ctx(), tools: inOwn ? toolbar : null,
+      hintPanel: inOwn ? hintPanel : null }) : areas.bottom;
     const gateBar = gate && !b.over ? h("div.gate-bar", { role: "status" }, h("div.gate-line"),
       seated && !myReady ? h("button.ready-btn", { onclick: () => this.ready() }, t("ready")) : null,
       b.handEnd ? h("button.show-settlement", { onclick: () => this.queueDialog("settlement",
@@ -800,9 +805,7 @@ export class RoomPage {
         h("div.area-top", {}, areas.top),
         h("div.area-left", {}, areas.left),
         h("div.area-right", {}, areas.right),
-        h("div.area-centre", {}, centreInfo(b, this.names),
-          // the hints are a seated player's: a spectator's centre had an empty box
-          seated ? h("div.hint-panel", { "aria-live": "polite" }) : null,
+        h("div.area-centre", {}, centreInfo(b, this.names), inOwn ? null : hintPanel,
           h("div.log", {}, this.log.slice(-3).map((x) => h("div", {}, x)))),
         h("div.area-bottom", {}, own)),
       h("p.rules-line", {}, rulesSummary(b.rules), " ", ruleLink("3", t("rules_link"))));
@@ -847,7 +850,7 @@ export class RoomPage {
    * tile or on 提示 filled the hint panel unseen under it. Scroll it out (the hand stays). */
   scrollOutFromUnder(panel) {
     const own = this.root.querySelector(".own-area");
-    if (!own || getComputedStyle(own.parentElement).position !== "sticky") return;
+    if (!own || own.contains(panel) || getComputedStyle(own.parentElement).position !== "sticky") return;
     const covered = panel.getBoundingClientRect().bottom - own.getBoundingClientRect().top + 4;
     if (covered > 0) window.scrollBy(0, covered);
   }
