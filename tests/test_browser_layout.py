@@ -148,7 +148,8 @@ def one_row(page: Any, selector: str, width: int) -> bool:
 
 
 @pytest.mark.parametrize("width, touch, lang", [
-    (390, True, "en"), (390, False, "en"), (320, True, "en"), (320, True, "zh")])
+    (390, True, "en"), (390, False, "en"), (320, True, "en"), (320, False, "en"),
+    (320, True, "zh")])
 def test_the_header_and_the_toolbar_keep_to_one_row_on_a_phone(
         server: _Server, browser: Any, width: int, touch: bool, lang: str) -> None:
     """At 390 px the English header ("Hangzhou Mahjong", My matches, Sign in, Rules, the
@@ -156,7 +157,9 @@ def test_the_header_and_the_toolbar_keep_to_one_row_on_a_phone(
     keeps to one, on the lobby and at the table, every link and button whole and on screen
     ("My matches" its icon at 320 px, "English" "EN", each still named).  The English
     toolbar (Auto-play, Suggest, Scores, Log, Phrases, Leave) took two rows at 390 px: it
-    reads Auto, Hint, Scores, Log, Chat, Leave, on one."""
+    reads Auto, Hint, Scores, Log, Chat, Leave, on one.  At 320 px it took two in both
+    languages: 离开 is its icon there (named), and every control a finger's 40 px target;
+    so is the header's icon of 我的对局 (an 18 px mark), drawn as large as the sound's."""
     ctx = browser.new_context(viewport={"width": width, "height": 844}, has_touch=touch,
                               is_mobile=touch)
     ctx.add_init_script(f"localStorage.setItem('hzmj.lang', '{lang}')")
@@ -182,9 +185,28 @@ def test_the_header_and_the_toolbar_keep_to_one_row_on_a_phone(
             assert ("My matches" if lang == "en" else "我的对局") in names, names
             assert ("中文" if lang == "en" else "English") in names, names
             header.screenshot(path=str(ARTIFACTS / f"layout-header-{lang}-{width}-{where}.png"))
-        if width == 390:
+        if lang == "en":
             sync_api.expect(page.locator(".toolbar label.auto")).to_have_text(" Auto")
-            assert one_row(page, ".toolbar > *", width), page.evaluate(ROW, ".toolbar > *")
+        assert one_row(page, ".toolbar > *", width), page.evaluate(ROW, ".toolbar > *")
+        sync_api.expect(page.locator(".toolbar button.leave")).to_have_attribute(
+            "aria-label", "Leave" if lang == "en" else "离开")
+        if width == 320 and touch:
+            small = page.evaluate("""() => [...document.querySelectorAll(
+                '.toolbar > button, .toolbar summary, header.top a:not(.home), header.top button')]
+              .map((n) => [n.className || n.tagName, n.getBoundingClientRect()])
+              .filter(([, r]) => r.width < 40 || r.height < 40)""")
+            assert small == [], small
+        # a side seat's 13 backs and ×13 ran past it at 320 px, the count under the next seat
+        past = page.evaluate("""() => [...document.querySelectorAll('.table .seat .backs')]
+          .map((n) => [n.textContent, n.lastElementChild.getBoundingClientRect().right,
+            n.closest('.seat').getBoundingClientRect().right])
+          .filter(([, right, edge]) => right > edge)""")
+        assert past == [], past
+        if width == 320:  # the icons one size, the list's as large as the speaker's
+            icons = page.evaluate("""() => [...document.querySelectorAll(
+                'header.top svg.icon, .toolbar svg.icon')].map((n) => [n.getAttribute('class'),
+                Math.round(n.getBoundingClientRect().width)])""")
+            assert icons and all(w == 22 for _, w in icons), icons
     finally:
         ctx.close()
 

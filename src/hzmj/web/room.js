@@ -773,7 +773,9 @@ export class RoomPage {
       b.over && this.finalEvent ? h("button.final-btn", { onclick: () => this.showFinal() }, t("final"))
         : null,
       b.over ? h("a.replay-btn", { href: this.replayHref }, t("replay")) : null,
-      seated ? h("button.leave", { onclick: () => this.leave() }, t("leave")) : null);
+      // at 320 px its icon alone (the toolbar took two rows)
+      seated ? h("button.leave", { onclick: () => this.leave(), title: t("leave"), "aria-label": t("leave") },
+        icon("leave"), h("span.label", {}, t("leave"))) : null);
     // a real table: you at the bottom, 下家 on the right, 对家 at the top, 上家 on the left
     const areas = { top: [], left: [], right: [], bottom: [] };
     for (let i = 0; i < b.n; i += 1) {
