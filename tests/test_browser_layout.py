@@ -361,6 +361,50 @@ def test_a_landscape_phones_hints_show_above_the_hand_and_move_nothing(
         page.context.close()
 
 
+@pytest.fixture(scope="module")
+def finished_room(fast_server: _Server, browser: Any) -> str:
+    """A short match played to its end once for this file's replay tests: its room id."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = ctx.new_page()
+        page.set_default_timeout(15000)
+        return finish_a_short_match(page, fast_server.base)
+    finally:
+        ctx.close()
+
+
+@pytest.mark.parametrize("width, lang", [(390, "en"), (390, "zh"), (320, "en"), (320, "zh")])
+def test_the_replays_step_buttons_keep_to_one_row_on_a_phone(
+        fast_server: _Server, browser: Any, finished_room: str, width: int, lang: str) -> None:
+    """The English step buttons (« ◀ ▶ Autoplay step 12 / 80 ▶ ») took two rows at 390 px
+    (the Chinese at 320 px),
+    the table pushed down under the sticky pair: they keep to one, "▶ Play" (播放), and at 320 px
+    the numbers without the word; every button a finger's 40 px."""
+    page = phone(browser, width, 844, lang)
+    try:
+        page.goto(f"{fast_server.base}/replay/{finished_room}")
+        sync_api.expect(page.locator(".step-no")).to_contain_text("1 /")
+        assert one_row(page, ".replay-controls > *", width), page.evaluate(
+            ROW, ".replay-controls > *")
+        sync_api.expect(page.locator(".replay-controls button.play")).to_have_text(
+            "▶ Play" if lang == "en" else "▶ 播放")
+        sizes = page.evaluate("""() => [...document.querySelectorAll('.replay-controls button')]
+          .map((n) => n.getBoundingClientRect()).map((r) => [r.width, r.height])""")
+        assert all(w >= 40 and h >= 40 for w, h in sizes), sizes
+        page.locator(".replay-controls button.play").click()
+        play = page.locator(".replay-controls button.play")
+        sync_api.expect(play).to_have_attribute("aria-pressed", "true")
+        # its pause is drawn ("⏸" was a box where no font has it)
+        sync_api.expect(play.locator("svg.icon-pause")).to_have_count(1)
+        assert "⏸" not in play.inner_text()
+        assert one_row(page, ".replay-controls > *", width), page.evaluate(
+            ROW, ".replay-controls > *")
+        page.locator(".replay-controls").screenshot(
+            path=str(ARTIFACTS / f"layout-replay-controls-{lang}-{width}.png"))
+    finally:
+        page.context.close()
+
+
 # ------------------------------------------------------------------ the table's size
 
 

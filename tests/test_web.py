@@ -652,7 +652,7 @@ def test_auto_play_to_the_final_table_then_the_replay_and_its_review(
         page.click("button.play")
         sync_api.expect(page.locator(".settlement-box > h3")).to_contain_text(f"第{hand}局",
                                                                             timeout=60000)
-        sync_api.expect(page.locator("button.play")).to_contain_text("自动播放")
+        sync_api.expect(page.locator("button.play")).to_have_text("▶ 播放")
         if hand == 1:
             shot(page, "replay-hand-end.png")
     first = page.locator(".step-no").inner_text()

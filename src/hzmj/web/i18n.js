@@ -199,7 +199,8 @@ const STRINGS = {
   mute: ["静音", "Mute"],
   sound: ["声音", "Sound"],
   phrases: ["快捷语", "Chat"],
-  autoplay: ["自动播放", "Autoplay"],
+  // "▶ Autoplay" took the English step buttons onto two rows at 390 px, "▶ 自动播放" at 320
+  autoplay: ["播放", "Play"],
   pause: ["暂停", "Pause"],
   speed: ["速度", "Speed"],
   live_view: ["观战", "Watch live"],

@@ -38,6 +38,8 @@ const ICONS = {
   // a list (my matches), for a header too narrow for the words
   matches: [["path", { d: "M9 6h12M9 12h12M9 18h12", fill: "none", stroke: "currentColor", "stroke-width": 2.2, "stroke-linecap": "round" }],
     ["path", { d: "M4 6h.01M4 12h.01M4 18h.01", fill: "none", stroke: "currentColor", "stroke-width": 3.2, "stroke-linecap": "round" }]],
+  // two bars (暂停): "⏸" was a box where no font has it
+  pause: [["path", { d: "M7 5h3.5v14H7zM13.5 5H17v14h-3.5z", fill: "currentColor" }]],
   // a door and an arrow out of it (离开), for a toolbar too narrow for the word
   leave: [["path", { d: "M10 4H5v16h5", fill: "none", stroke: "currentColor", "stroke-width": 2.2, "stroke-linejoin": "round" }],
     ["path", { d: "M14 8l4 4-4 4M18 12H9", fill: "none", stroke: "currentColor", "stroke-width": 2.2, "stroke-linecap": "round", "stroke-linejoin": "round" }]],
