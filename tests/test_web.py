@@ -1254,8 +1254,13 @@ def test_a_finished_rooms_link_leads_to_its_replay(tmp_path: Path, page_at: Any)
         sync_api.expect(final.locator("tbody tr")).to_have_count(4)
         sync_api.expect(page.locator("dialog.modal .buttons button")).to_have_text(["回放", "关闭"])
         page.locator("dialog.modal .buttons button", has_text="关闭").click()
-        sync_api.expect(page.locator(".toolbar a.replay-btn")).to_have_attribute(
-            "href", f"/replay/{room_id}#end")
+        replay = page.locator(".toolbar a.replay-btn")
+        sync_api.expect(replay).to_have_attribute("href", f"/replay/{room_id}#end")
+        # drawn as the buttons beside it (it was a bare underlined link among them)
+        heights = page.evaluate("""() => ['.toolbar a.replay-btn', '.toolbar .final-btn']
+          .map((s) => getComputedStyle(document.querySelector(s)))
+          .map((c) => [c.height, c.backgroundColor, c.textDecorationLine])""")
+        assert heights[0] == heights[1], heights
         page.reload()
         sync_api.expect(page.locator("main.unknown-room h2")).to_have_text("这局已经打完了")
         page.locator("a.replay-link").click()

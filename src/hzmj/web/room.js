@@ -772,7 +772,8 @@ export class RoomPage {
       spectators ? h("span.spectator-count", {}, t("spectators", spectators)) : null,
       b.over && this.finalEvent ? h("button.final-btn", { onclick: () => this.showFinal() }, t("final"))
         : null,
-      b.over ? h("a.replay-btn", { href: this.replayHref }, t("replay")) : null,
+      // a button as its neighbours are (it was a bare link among them)
+      b.over ? h("a.button.replay-btn", { href: this.replayHref }, t("replay")) : null,
       // at 320 px its icon alone (the toolbar took two rows)
       seated ? h("button.leave", { onclick: () => this.leave(), title: t("leave"), "aria-label": t("leave") },
         icon("leave"), h("span.label", {}, t("leave"))) : null);
