@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import test_web as web
+from hzmj.tiles import NUM_KINDS, tile_name, tile_name_en, tile_name_zh
 from test_web import ARTIFACTS, CHROMIUM, _Server, find_seed, shot, sync_api
 
 # tests/test_web.py's table servers (with bots, and with bots that do not pause), its
@@ -96,6 +97,39 @@ def test_a_wild_and_a_stand_ins_captions_break_between_words(
         path=str(ARTIFACTS / f"layout-captions-{lang}-390.png"))
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_figure_of_the_settlement_is_bold(server: _Server, browser: Any, lang: str) -> None:
+    """The settlement's factors (RULES §9.1, §10.1, §10.2) showed M and D bold and 底分
+    (and 封顶) plain, as a note: each line's figure is bold."""
+    page = phone(browser, 390, 844, lang)
+    page.goto(server.base + "/")
+    page.wait_for_selector("form.create button")
+    page.evaluate("""async () => {
+      const { dialog, settlementElement } = await import('/static/render.js');
+      const board = { n: 4, seat: 0, caishen: '5m', rules: { caishen_mode: 'flip',
+        base_score: 2, cap: 64 } };
+      const he = { result: 'win', winner: 0, from: null, dealer: 0, level: 1,
+        caishen: '5m', payments: [], deltas: [6, -2, -2, -2], points: [6, -2, -2, -2],
+        notes: [], hands: {},
+        win: { tile: '9m', self_draw: true, chain: [],
+          score: { multiplier: 1, names: { zh: '平胡', en: 'plain win' }, explanation: [],
+            reading: '3m 4m 6m | 1p 2p 3p | 7s 8s 9s | 2z 2z 2z | 9m 9m' } } };
+      dialog('settlement', settlementElement(board, he, ['Alice', 'Bob', 'Carol', 'Dan']),
+        [['OK']]);
+    }""")
+    lines = page.locator("dialog.modal ul.factors > li")
+    sync_api.expect(lines).to_have_count(3)
+    bold = page.evaluate("""() => [...document.querySelectorAll('dialog.modal ul.factors > li')]
+      .map((li) => [...li.querySelectorAll('b')].map((b) => [b.textContent,
+        Number(getComputedStyle(b).fontWeight) >= 700]))""")
+    base, cap = ("底分 (base score)", "封顶 (cap)") if lang == "en" else ("底分", "封顶")
+    assert bold[2] == [[f"{base} 2", True], [f"{cap} 64", True]], bold
+    assert all(weights and all(w for _, w in weights) for weights in bold), bold
+    page.locator("dialog.modal ul.factors").screenshot(
+        path=str(ARTIFACTS / f"layout-factors-{lang}-390.png"))
+    page.context.close()
+
+
 # ------------------------------------------------------------------ the header
 
 
@@ -114,7 +148,8 @@ def one_row(page: Any, selector: str, width: int) -> bool:
 
 
 @pytest.mark.parametrize("width, touch, lang", [
-    (390, True, "en"), (390, False, "en"), (320, True, "en"), (320, True, "zh")])
+    (390, True, "en"), (390, False, "en"), (320, True, "en"), (320, False, "en"),
+    (320, True, "zh")])
 def test_the_header_and_the_toolbar_keep_to_one_row_on_a_phone(
         server: _Server, browser: Any, width: int, touch: bool, lang: str) -> None:
     """At 390 px the English header ("Hangzhou Mahjong", My matches, Sign in, Rules, the
@@ -122,7 +157,9 @@ def test_the_header_and_the_toolbar_keep_to_one_row_on_a_phone(
     keeps to one, on the lobby and at the table, every link and button whole and on screen
     ("My matches" its icon at 320 px, "English" "EN", each still named).  The English
     toolbar (Auto-play, Suggest, Scores, Log, Phrases, Leave) took two rows at 390 px: it
-    reads Auto, Hint, Scores, Log, Chat, Leave, on one."""
+    reads Auto, Hint, Scores, Log, Chat, Leave, on one.  At 320 px it took two in both
+    languages: 离开 is its icon there (named), and every control a finger's 40 px target;
+    so is the header's icon of 我的对局 (an 18 px mark), drawn as large as the sound's."""
     ctx = browser.new_context(viewport={"width": width, "height": 844}, has_touch=touch,
                               is_mobile=touch)
     ctx.add_init_script(f"localStorage.setItem('hzmj.lang', '{lang}')")
@@ -148,11 +185,70 @@ def test_the_header_and_the_toolbar_keep_to_one_row_on_a_phone(
             assert ("My matches" if lang == "en" else "我的对局") in names, names
             assert ("中文" if lang == "en" else "English") in names, names
             header.screenshot(path=str(ARTIFACTS / f"layout-header-{lang}-{width}-{where}.png"))
-        if width == 390:
+        if lang == "en":
             sync_api.expect(page.locator(".toolbar label.auto")).to_have_text(" Auto")
-            assert one_row(page, ".toolbar > *", width), page.evaluate(ROW, ".toolbar > *")
+        assert one_row(page, ".toolbar > *", width), page.evaluate(ROW, ".toolbar > *")
+        sync_api.expect(page.locator(".toolbar button.leave")).to_have_attribute(
+            "aria-label", "Leave" if lang == "en" else "离开")
+        if width == 320 and touch:
+            small = page.evaluate("""() => [...document.querySelectorAll(
+                '.toolbar > button, .toolbar summary, header.top a:not(.home), header.top button')]
+              .map((n) => [n.className || n.tagName, n.getBoundingClientRect()])
+              .filter(([, r]) => r.width < 40 || r.height < 40)""")
+            assert small == [], small
+        # a side seat's 13 backs and ×13 ran past it at 320 px, the count under the next seat
+        past = page.evaluate("""() => [...document.querySelectorAll('.table .seat .backs')]
+          .map((n) => [n.textContent, n.lastElementChild.getBoundingClientRect().right,
+            n.closest('.seat').getBoundingClientRect().right])
+          .filter(([, right, edge]) => right > edge)""")
+        assert past == [], past
+        if width == 320:  # the icons one size, the list's as large as the speaker's
+            icons = page.evaluate("""() => [...document.querySelectorAll(
+                'header.top svg.icon, .toolbar svg.icon')].map((n) => [n.getAttribute('class'),
+                Math.round(n.getBoundingClientRect().width)])""")
+            assert icons and all(w == 22 for _, w in icons), icons
     finally:
         ctx.close()
+
+
+HEADER = """() => [...document.querySelectorAll('header.top > *, header.top > * > *')]
+  .map((n) => n.tagName.toLowerCase() + '.' + [...n.classList].join('.'))"""
+
+
+@pytest.mark.parametrize("width, lang", [(390, "en"), (320, "zh"), (1280, "en")])
+def test_the_rule_book_has_every_pages_header(
+        server: _Server, browser: Any, width: int, lang: str) -> None:
+    """The rule book's page had a plainer header of its own (杭州麻将, 大厅 and the other
+    book's name): it has the lobby's, the account's links, the sound and the language
+    with it, as high and on one row; its 规则 link marks the page, and the language
+    button opens the other book (tests/test_web.py follows it to the same section)."""
+    page = phone(browser, width, 800, lang)
+    try:
+        page.goto(server.base + "/")
+        page.wait_for_selector("header.top .header-tools")
+        lobby, lobby_box = page.evaluate(HEADER), page.locator("header.top").bounding_box()
+        page.goto(server.base + f"/rules?lang={lang}")
+        page.wait_for_selector("header.top .header-tools")
+        assert page.evaluate(HEADER) == lobby
+        assert page.locator("header.top").bounding_box()["height"] == lobby_box["height"]
+        assert one_row(page, "header.top a, header.top button", width), page.evaluate(
+            ROW, "header.top a, header.top button")
+        here = page.locator("header.top a.rules-nav")
+        sync_api.expect(here).to_have_attribute("aria-current", "page")
+        sync_api.expect(here).not_to_have_attribute("target", "_blank")
+        sync_api.expect(page.locator("header.top a.home")).to_contain_text(
+            "Mahjong" if lang == "en" else "杭州麻将")
+        page.screenshot(path=str(ARTIFACTS / f"layout-rules-header-{lang}-{width}.png"))
+        page.locator("header.top button.lang").click()
+        other = "zh" if lang == "en" else "en"
+        page.wait_for_url(f"**/rules?lang={other}")
+        page.wait_for_selector("header.top .header-tools")
+        assert page.evaluate("document.documentElement.lang") == (
+            "zh-CN" if other == "zh" else "en")
+        sync_api.expect(page.locator("header.top button.lang")).to_have_attribute(
+            "aria-label", "English" if other == "zh" else "中文")
+    finally:
+        page.context.close()
 
 
 # ------------------------------------------------------------------ a finished room
@@ -204,6 +300,109 @@ def test_a_visitors_link_to_a_finished_room_opens_its_final_result(
     visitor.locator(".replay-controls button.first").click()
     sync_api.expect(steps).to_contain_text(f"1 / {total}")
     sync_api.expect(visitor.locator(".final-box")).to_have_count(0)
+
+
+def test_the_final_results_replay_opens_at_the_matchs_end(
+        fast_server: _Server, page_at: Any) -> None:
+    """The final results' 回放 opened the replay at step 1, the deal (the finished room's
+    link opens it at the end): it opens at the match's end, the final table on screen
+    (tests/test_web.py finds 回放 on the final table shown again, by 终局, too)."""
+    page = page_at(390, 844)
+    room_id = finish_a_short_match(page, fast_server.base)
+    page.locator("dialog.modal .buttons button", has_text="回放").click()
+    page.wait_for_url(f"**/replay/{room_id}#end")
+    steps = page.locator(".step-no")
+    sync_api.expect(steps).to_contain_text("/")
+    shown, total = steps.inner_text().split()[-3::2]
+    assert shown == total, steps.inner_text()
+    sync_api.expect(page.locator(".final-box table.final")).to_be_in_viewport()
+
+
+# The hint panel's box, whether it is what the screen shows at its middle, the hand's top
+# and the page's scroll, in one frame.
+HINTS_PLACE = """() => {
+  const panel = document.querySelector('.hint-panel');
+  const hand = document.querySelector('.own-area .hand');
+  if (!panel || !hand || !panel.childElementCount) return null;
+  const p = panel.getBoundingClientRect();
+  const hit = document.elementFromPoint((p.left + p.right) / 2, (p.top + p.bottom) / 2);
+  return { top: p.top, bottom: p.bottom, left: p.left, right: p.right,
+    seen: Boolean(hit && panel.contains(hit)), clipped: panel.scrollHeight - panel.clientHeight,
+    hand: hand.getBoundingClientRect().top, scroll: scrollY };
+}"""
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_landscape_phones_hints_show_above_the_hand_and_move_nothing(
+        server: _Server, browser: Any, lang: str) -> None:
+    """844×390: the hint panel was in the centre, under your area (kept at the screen's
+    foot) unless the page was scrolled to the table's end, and showing it scrolled the
+    page under the finger.  It shows just above your hand, whole and on top, and the page
+    and the hand stay put."""
+    page = phone(browser, 844, 390, lang)
+    try:
+        web.create_room_with_bots(page, server.base, 3, numbers={"turn_seconds": 90})
+        page.wait_for_selector(".hand-tile.playable", timeout=60000)
+        page.evaluate("window.scrollTo(0, 0)")  # the header in view, the centre under you
+        page.wait_for_function("scrollY === 0")
+        before = page.evaluate("() => [scrollY, document.querySelector('.own-area .hand')"
+                               ".getBoundingClientRect().top]")
+        for press in ("button.suggest", ".hand .hand-tile >> nth=2"):
+            page.locator(press).click()
+            page.wait_for_function(HINTS_PLACE, timeout=5000)
+            page.wait_for_timeout(100)  # a scroll to reveal it came in the next frame
+            got = page.evaluate(HINTS_PLACE)
+            assert [got["scroll"], got["hand"]] == before, (press, got, before)
+            assert got["seen"] and got["clipped"] <= 1, (press, got)
+            assert 0 <= got["top"] and got["bottom"] <= got["hand"], (press, got)
+            assert 0 <= got["left"] and got["right"] <= 844, (press, got)
+        page.screenshot(path=str(ARTIFACTS / f"layout-landscape-hints-{lang}.png"))
+    finally:
+        page.context.close()
+
+
+@pytest.fixture(scope="module")
+def finished_room(fast_server: _Server, browser: Any) -> str:
+    """A short match played to its end once for this file's replay tests: its room id."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = ctx.new_page()
+        page.set_default_timeout(15000)
+        return finish_a_short_match(page, fast_server.base)
+    finally:
+        ctx.close()
+
+
+@pytest.mark.parametrize("width, lang", [(390, "en"), (390, "zh"), (320, "en"), (320, "zh")])
+def test_the_replays_step_buttons_keep_to_one_row_on_a_phone(
+        fast_server: _Server, browser: Any, finished_room: str, width: int, lang: str) -> None:
+    """The English step buttons (« ◀ ▶ Autoplay step 12 / 80 ▶ ») took two rows at 390 px
+    (the Chinese at 320 px),
+    the table pushed down under the sticky pair: they keep to one, "▶ Play" (播放), and at 320 px
+    the numbers without the word; every button a finger's 40 px."""
+    page = phone(browser, width, 844, lang)
+    try:
+        page.goto(f"{fast_server.base}/replay/{finished_room}")
+        sync_api.expect(page.locator(".step-no")).to_contain_text("1 /")
+        assert one_row(page, ".replay-controls > *", width), page.evaluate(
+            ROW, ".replay-controls > *")
+        sync_api.expect(page.locator(".replay-controls button.play")).to_have_text(
+            "▶ Play" if lang == "en" else "▶ 播放")
+        sizes = page.evaluate("""() => [...document.querySelectorAll('.replay-controls button')]
+          .map((n) => n.getBoundingClientRect()).map((r) => [r.width, r.height])""")
+        assert all(w >= 40 and h >= 40 for w, h in sizes), sizes
+        page.locator(".replay-controls button.play").click()
+        play = page.locator(".replay-controls button.play")
+        sync_api.expect(play).to_have_attribute("aria-pressed", "true")
+        # its pause is drawn ("⏸" was a box where no font has it)
+        sync_api.expect(play.locator("svg.icon-pause")).to_have_count(1)
+        assert "⏸" not in play.inner_text()
+        assert one_row(page, ".replay-controls > *", width), page.evaluate(
+            ROW, ".replay-controls > *")
+        page.locator(".replay-controls").screenshot(
+            path=str(ARTIFACTS / f"layout-replay-controls-{lang}-{width}.png"))
+    finally:
+        page.context.close()
 
 
 # ------------------------------------------------------------------ the table's size
@@ -620,6 +819,24 @@ def test_the_english_ui_names_tiles_as_players_do(server: _Server, page_at: Any)
         "wild": "2 Dots (wild)",
         "log": "seat 1 Alice discards 1 Dot",
     }
+
+
+def test_the_browser_and_python_name_every_tile_alike(server: _Server, page_at: Any) -> None:
+    """Python said "5 characters", "1 dots", "East" and "Red" (the command line's score and
+    waits) where the page says "5 Characters", "1 Dot", "East Wind" and "Red Dragon": the
+    two name each of the 34 kinds the same, in English and in Chinese."""
+    page = page_at(390, 844)
+    page.goto(server.base + "/")
+    page.wait_for_selector("form.create button")
+    kinds = [tile_name(k) for k in range(NUM_KINDS)]
+    got = page.evaluate("""async (kinds) => {
+      const { tileLabel } = await import('/static/tiles.js');
+      return [kinds.map((k) => tileLabel(k, 'en')), kinds.map((k) => tileLabel(k, 'zh'))];
+    }""", kinds)
+    assert got == [[tile_name_en(k) for k in range(NUM_KINDS)],
+                   [tile_name_zh(k) for k in range(NUM_KINDS)]]
+    assert got[0][:5] == ["1 Character", "2 Characters", "3 Characters", "4 Characters",
+                          "5 Characters"]
 
 
 @pytest.mark.parametrize("width, height, lang", [(844, 390, "zh"), (390, 844, "en")])

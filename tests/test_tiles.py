@@ -201,17 +201,18 @@ def test_parse_hand_refuses_a_caishen_that_is_no_kind(caishen: object) -> None:
 
 
 @pytest.mark.parametrize(("kind", "name", "zh", "en", "glyph"), [
-    (0, "1m", "一万", "1 characters", "\U0001F007"),
-    (8, "9m", "九万", "9 characters", "\U0001F00F"),
-    (9, "1p", "一筒", "1 dots", "\U0001F019"),
-    (17, "9p", "九筒", "9 dots", "\U0001F021"),
-    (18, "1s", "一条", "1 bamboo", "\U0001F010"),
-    (26, "9s", "九条", "9 bamboo", "\U0001F018"),
-    (27, "1z", "东", "East", "\U0001F000"),
-    (30, "4z", "北", "North", "\U0001F003"),
-    (31, "5z", "白", "White", "\U0001F006"),
-    (32, "6z", "发", "Green", "\U0001F005"),
-    (33, "7z", "中", "Red", "\U0001F004"),
+    (0, "1m", "一万", "1 Character", "\U0001F007"),
+    (4, "5m", "五万", "5 Characters", "\U0001F00B"),
+    (8, "9m", "九万", "9 Characters", "\U0001F00F"),
+    (9, "1p", "一筒", "1 Dot", "\U0001F019"),
+    (17, "9p", "九筒", "9 Dots", "\U0001F021"),
+    (18, "1s", "一条", "1 Bamboo", "\U0001F010"),
+    (26, "9s", "九条", "9 Bamboo", "\U0001F018"),
+    (27, "1z", "东", "East Wind", "\U0001F000"),
+    (30, "4z", "北", "North Wind", "\U0001F003"),
+    (31, "5z", "白", "White Dragon", "\U0001F006"),
+    (32, "6z", "发", "Green Dragon", "\U0001F005"),
+    (33, "7z", "中", "Red Dragon", "\U0001F004"),
 ])
 def test_rules_1_1_names_and_glyphs(kind: int, name: str, zh: str, en: str, glyph: str) -> None:
     assert (tile_name(kind), tile_name_zh(kind), tile_name_en(kind), tile_glyph(kind)) == (

@@ -52,9 +52,12 @@ _ONE_TILE: Final[dict[str, int]] = {
     **{f"{k % 9 + 1}{'mpsz'[k // 9]}": k for k in range(34)},
     **_HONOR_LETTERS, **_HONOR_HANZI}
 _HONOR_NAMES_ZH: Final = ("东", "南", "西", "北", "白", "发", "中")
-_HONOR_NAMES_EN: Final = ("East", "South", "West", "North", "White", "Green", "Red")
+# the English names players use, and the browser's (web/tiles.js): "1 Dot", "5 Characters",
+# "7 Bamboo", "East Wind", "Red Dragon" (it said "1 dots", "5 characters", "Red")
+_HONOR_NAMES_EN: Final = ("East Wind", "South Wind", "West Wind", "North Wind", "White Dragon",
+                          "Green Dragon", "Red Dragon")
 _SUIT_NAMES_ZH: Final = ("万", "筒", "条")
-_SUIT_NAMES_EN: Final = ("characters", "dots", "bamboo")
+_SUIT_NAMES_EN: Final = (("Character", "Characters"), ("Dot", "Dots"), ("Bamboo", "Bamboo"))
 _RANK_ZH: Final = "一二三四五六七八九"
 
 # Unicode Mahjong Tiles block: winds U+1F000.., red U+1F004, green U+1F005, white U+1F006,
@@ -146,11 +149,12 @@ def tile_name_zh(t: Tile) -> str:
 
 
 def tile_name_en(t: Tile) -> str:
-    """English name: ``5 characters``, ``East``, ``White`` …"""
+    """English name: ``1 Character``, ``5 Characters``, ``East Wind``, ``White Dragon`` …"""
     _check_kind(t)
     if t >= 27:
         return _HONOR_NAMES_EN[t - 27]
-    return f"{rank_of(t)} {_SUIT_NAMES_EN[suit_of(t)]}"
+    rank = rank_of(t)
+    return f"{rank} {_SUIT_NAMES_EN[suit_of(t)][0 if rank == 1 else 1]}"
 
 
 def _check_kind(t: Tile) -> None:

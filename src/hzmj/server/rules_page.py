@@ -1,6 +1,7 @@
 """The rule book page, ``/rules``: which book (``?lang=``, else the browser's
-Accept-Language) and the page around it, with a link to the other language that keeps the
-section anchor (``#s6.5`` is the same in both books)."""
+Accept-Language) and the page around it.  Its header is every page's (web/rules-page.js
+draws it, its language button opening the other book at the same section: ``#s6.5`` is
+the same in both); without scripts a plain one links home and to the other book."""
 
 from __future__ import annotations
 
@@ -18,19 +19,14 @@ _TEMPLATE = """<!doctype html>
 <html lang="{html_lang}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title><link rel="icon" href="data:,">
-<link rel="stylesheet" href="/static/style.css"></head>
-<body><header class="top"><a class="home" href="/">杭州麻将</a>
+<link rel="stylesheet" href="/static/style.css">
+<link rel="stylesheet" href="/static/account.css">
+<script type="module" src="/static/rules-page.js"></script></head>
+<body><header id="header" class="top" data-book="{book}"><a class="home" href="/">杭州麻将</a>
 <a href="/">{lobby}</a>
 <a class="book-lang" href="/rules?lang={other}" hreflang="{other}" lang="{other}">{other_name}</a>
 </header>
-<main class="rulebook">{body}</main>
-<script>
-const other = document.querySelector("a.book-lang");
-const book = other.getAttribute("href");
-const keepSection = () => other.setAttribute("href", book + location.hash);
-keepSection();
-addEventListener("hashchange", keepSection);
-</script></body></html>"""
+<main class="rulebook">{body}</main></body></html>"""
 
 
 def base_language(tag: str) -> str:
@@ -69,7 +65,7 @@ def rules_page(lang: str) -> str:
     html_lang, title, lobby, contents = _PAGE[lang]
     body = _with_contents(body, contents)
     other = next(x for x in rulebook.LANGUAGES if x != lang)
-    return _TEMPLATE.format(html_lang=html_lang, title=title, lobby=lobby, other=other,
+    return _TEMPLATE.format(book=lang, html_lang=html_lang, title=title, lobby=lobby, other=other,
                             other_name=_NAMES[other], body=body)
 
 

@@ -32,7 +32,8 @@ function actionLabel(a) {
 
 /**
  * Own area: info line, melds, hand tiles and the action bar.
- * ctx: {board, names, actions, selected, hints, onSelect, onDiscard, onAction, onHover}
+ * ctx: {board, names, actions, selected, hints, onSelect, onDiscard, onAction, onHover,
+ *   tools, hintPanel (a landscape phone's toolbar and hints, in your area)}
  */
 export function ownArea(ctx) {
   const { board, names, actions } = ctx;
@@ -78,7 +79,7 @@ export function ownArea(ctx) {
     discardsElement(board, me),
     h("div.countdown", { hidden: true }, h("div.bar"), h("span.secs")),
     h("div.hand-row", {}, melds, handRow),
-    actionBar(ctx));
+    actionBar(ctx), ctx.hintPanel || null);
 }
 
 function groupClaims(actions) {

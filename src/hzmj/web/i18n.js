@@ -200,7 +200,8 @@ const STRINGS = {
   mute: ["静音", "Mute"],
   sound: ["声音", "Sound"],
   phrases: ["快捷语", "Chat"],
-  autoplay: ["自动播放", "Autoplay"],
+  // "▶ Autoplay" took the English step buttons onto two rows at 390 px, "▶ 自动播放" at 320
+  autoplay: ["播放", "Play"],
   pause: ["暂停", "Pause"],
   speed: ["速度", "Speed"],
   live_view: ["观战", "Watch live"],
@@ -325,9 +326,10 @@ export function getLang() {
   return lang;
 }
 
-export function setLang(value) {
+/** The UI's language; `remember: false` for this page alone (the rule book in the other). */
+export function setLang(value, { remember = true } = {}) {
   lang = value;
-  localStorage.setItem("hzmj.lang", value);
+  if (remember) localStorage.setItem("hzmj.lang", value);
   document.documentElement.lang = value === "zh" ? "zh-CN" : "en";
 }
 

@@ -38,6 +38,11 @@ const ICONS = {
   // a list (my matches), for a header too narrow for the words
   matches: [["path", { d: "M9 6h12M9 12h12M9 18h12", fill: "none", stroke: "currentColor", "stroke-width": 2.2, "stroke-linecap": "round" }],
     ["path", { d: "M4 6h.01M4 12h.01M4 18h.01", fill: "none", stroke: "currentColor", "stroke-width": 3.2, "stroke-linecap": "round" }]],
+  // two bars (暂停): "⏸" was a box where no font has it
+  pause: [["path", { d: "M7 5h3.5v14H7zM13.5 5H17v14h-3.5z", fill: "currentColor" }]],
+  // a door and an arrow out of it (离开), for a toolbar too narrow for the word
+  leave: [["path", { d: "M10 4H5v16h5", fill: "none", stroke: "currentColor", "stroke-width": 2.2, "stroke-linejoin": "round" }],
+    ["path", { d: "M14 8l4 4-4 4M18 12H9", fill: "none", stroke: "currentColor", "stroke-width": 2.2, "stroke-linecap": "round", "stroke-linejoin": "round" }]],
   mute: [["path", { d: "M3 9h4l5-4v14l-5-4H3z", fill: "currentColor" }],
     ["path", { d: "M16 9l6 6M22 9l-6 6", fill: "none", stroke: "currentColor", "stroke-width": 2, "stroke-linecap": "round" }]],
 };
@@ -378,8 +383,9 @@ function factorLines(board, he, win, rules) {
   if (!win.self_draw) lines.push(h("li", {}, bi("放铳", "discard win"), ": k = p = t = 0 ", ruleLink("8.4")));
   lines.push(h("li.dfactor", {}, h("b", {}, `${t("factor_line")} D = 2^${level} = ×${2 ** level}`),
     ` (${levelName(he.level)})`, " ", ruleLink("10.1")));
-  lines.push(h("li.base-line", {}, `${bi("底分", "base score")} ${rules?.base_score ?? 1}`,
-    rules?.cap ? ` · ${bi("封顶", "cap")} ${rules.cap}` : "", " ", ruleLink("10.2")));
+  // its figures bold as M's and D's (底分 read as a note under them)
+  lines.push(h("li.base-line", {}, h("b", {}, `${bi("底分", "base score")} ${rules?.base_score ?? 1}`),
+    rules?.cap ? [" · ", h("b", {}, `${bi("封顶", "cap")} ${rules.cap}`)] : "", " ", ruleLink("10.2")));
   return h("ul.factors", {}, lines);
 }
 

@@ -10,7 +10,7 @@ import { applyEvent, boardFromView, buildBoards } from "./board.js";
 import { eventFeedback } from "./feedback.js";
 import { bi, getLang, setLang, t } from "./i18n.js";
 import {
-  centreInfo, dialog, eventLine, finalElement, h, historyElement, positionOf, roomTitle,
+  centreInfo, dialog, eventLine, finalElement, h, historyElement, icon, positionOf, roomTitle,
   seatName, seatNames, seatPanel, settlementElement, tileOpts,
 } from "./render.js";
 import { tileElement, tileLabel } from "./tiles.js";
@@ -170,8 +170,9 @@ function controls() {
     h("button.first", { onclick: () => { stop(); go(0); }, title: t("first") }, "«"),
     h("button.prev", { onclick: () => { stop(); go(state.index - 1); }, title: t("prev") }, "◀"),
     h("button.play", { onclick: togglePlay, "aria-pressed": state.playing ? "true" : "false" },
-      state.playing ? `⏸ ${t("pause")}` : `▶ ${t("autoplay")}`),
-    h("span.step-no", {}, `${t("step")} ${state.index + 1} / ${n}`),
+      state.playing ? [icon("pause"), ` ${t("pause")}`] : `▶ ${t("autoplay")}`),
+    // at 320 px the numbers alone (the slider under them says what they count)
+    h("span.step-no", {}, h("span.step-word", {}, `${t("step")} `), `${state.index + 1} / ${n}`),
     h("button.next", { onclick: () => { stop(); go(state.index + 1); }, title: t("next") }, "▶"),
     h("button.last", { onclick: () => { stop(); go(n - 1); }, title: t("last") }, "»"));
 }

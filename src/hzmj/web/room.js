@@ -126,6 +126,10 @@ export class RoomPage {
     ws.onmessage = (m) => this.onMessage(JSON.parse(m.data));
     ws.onclose = (ev) => {
       if (this.ws !== ws) return;
+      // the match is over: the server lets its room go (finished_grace) and nothing more
+      // comes; the final table stays (it turned into "this match is over" under the
+      // player reading it, the toolbar's 终局 gone)
+      if (this.board?.over && this.finalEvent) return;
       if (ev.code === 4404) {
         this.unknown = true; // no such room: stop reconnecting
         this.render();
@@ -171,7 +175,7 @@ export class RoomPage {
         if (msg.view?.over && !this.finalEvent) {
           // a finished match (a visitor's link, a reload after the end): its replay at the
           // final table, where every hand and the result are (the table showed only backs)
-          location.replace(`/replay/${encodeURIComponent(this.roomId)}#end`);
+          location.replace(this.replayHref);
           return;
         }
         if (msg.view) {
@@ -249,8 +253,8 @@ export class RoomPage {
     } else if (e.type === "match_end") {
       this.finalEvent = e;
       this.queueDialog("final", t("final"), () => this.finalBody(), t("back_lobby"),
-        () => { location.href = "/"; },
-        [[t("replay"), () => { location.href = `/replay/${this.roomId}`; }], [t("close")]]);
+        () => { location.href = "/"; }, [[t("replay"), () => { location.href = this.replayHref; }],
+          [t("close")]]);
     }
     if (e.type === "hand_start") this.hints = null;
   }
@@ -264,7 +268,13 @@ export class RoomPage {
 
   /** The final table again, once its dialog was closed (nothing on the table showed it). */
   showFinal() {
-    dialog(t("final"), this.finalBody(), [[t("close")]]);
+    dialog(t("final"), this.finalBody(),
+      [[t("replay"), () => { location.href = this.replayHref; }], [t("close")]]);
+  }
+
+  /** The match's replay at its end, the final table (it opened at step 1, the deal). */
+  get replayHref() {
+    return `/replay/${encodeURIComponent(this.roomId)}#end`;
   }
 
   /** The settlement, with the gate's countdown and who is ready (RULES §8.7). */
@@ -596,7 +606,7 @@ export class RoomPage {
       this.root.replaceChildren(h("main.unknown-room", {},
         h("h2", {}, t(over ? "room_over_title" : "room_unknown_title")),
         h("p", {}, t(over ? "room_over" : "room_unknown", this.roomId)),
-        h("p", {}, over ? [h("a.button.replay-link", { href: `/replay/${this.roomId}#end` }, t("replay")), " "]
+        h("p", {}, over ? [h("a.button.replay-link", { href: this.replayHref }, t("replay")), " "]
           : null, h("a.button", { href: "/" }, t("back_lobby")))));
       return;
     }
@@ -762,8 +772,11 @@ export class RoomPage {
       spectators ? h("span.spectator-count", {}, t("spectators", spectators)) : null,
       b.over && this.finalEvent ? h("button.final-btn", { onclick: () => this.showFinal() }, t("final"))
         : null,
-      b.over ? h("a", { href: `/replay/${this.roomId}` }, t("replay")) : null,
-      seated ? h("button.leave", { onclick: () => this.leave() }, t("leave")) : null);
+      // a button as its neighbours are (it was a bare link among them)
+      b.over ? h("a.button.replay-btn", { href: this.replayHref }, t("replay")) : null,
+      // at 320 px its icon alone (the toolbar took two rows)
+      seated ? h("button.leave", { onclick: () => this.leave(), title: t("leave"), "aria-label": t("leave") },
+        icon("leave"), h("span.label", {}, t("leave"))) : null);
     // a real table: you at the bottom, 下家 on the right, 对家 at the top, 上家 on the left
     const areas = { top: [], left: [], right: [], bottom: [] };
     for (let i = 0; i < b.n; i += 1) {
@@ -776,7 +789,12 @@ export class RoomPage {
     // (above the table it was scrolled away with the header: 提示, 托管 and 记录 each
     // meant scrolling up, and back down to the table)
     const inOwn = seated && LANDSCAPE_PHONE.matches;
-    const own = seated ? ownArea({ ...this.ctx(), tools: inOwn ? toolbar : null }) : areas.bottom;
+    // the hints are a seated player's (a spectator's centre had an empty box); a landscape
+    // phone shows them over the table just above your hand: in the centre they were under
+    // your area (kept at the screen's foot), and scrolling them out moved the table
+    const hintPanel = seated ? h("div.hint-panel", { "aria-live": "polite" }) : null;
+    const own = seated ? ownArea({ ...this.ctx(), tools: inOwn ? toolbar : null,
+      hintPanel: inOwn ? hintPanel : null }) : areas.bottom;
     const gateBar = gate && !b.over ? h("div.gate-bar", { role: "status" }, h("div.gate-line"),
       seated && !myReady ? h("button.ready-btn", { onclick: () => this.ready() }, t("ready")) : null,
       b.handEnd ? h("button.show-settlement", { onclick: () => this.queueDialog("settlement",
@@ -790,9 +808,7 @@ export class RoomPage {
         h("div.area-top", {}, areas.top),
         h("div.area-left", {}, areas.left),
         h("div.area-right", {}, areas.right),
-        h("div.area-centre", {}, centreInfo(b, this.names),
-          // the hints are a seated player's: a spectator's centre had an empty box
-          seated ? h("div.hint-panel", { "aria-live": "polite" }) : null,
+        h("div.area-centre", {}, centreInfo(b, this.names), inOwn ? null : hintPanel,
           h("div.log", {}, this.log.slice(-3).map((x) => h("div", {}, x)))),
         h("div.area-bottom", {}, own)),
       h("p.rules-line", {}, rulesSummary(b.rules), " ", ruleLink("3", t("rules_link"))));
@@ -837,7 +853,7 @@ export class RoomPage {
    * tile or on 提示 filled the hint panel unseen under it. Scroll it out (the hand stays). */
   scrollOutFromUnder(panel) {
     const own = this.root.querySelector(".own-area");
-    if (!own || getComputedStyle(own.parentElement).position !== "sticky") return;
+    if (!own || own.contains(panel) || getComputedStyle(own.parentElement).position !== "sticky") return;
     const covered = panel.getBoundingClientRect().bottom - own.getBoundingClientRect().top + 4;
     if (covered > 0) window.scrollBy(0, covered);
   }
