@@ -11,8 +11,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from hzmj.bots.efficiency import HandValue
 from hzmj.cli import app
 from hzmj.record import verify
+from hzmj.shown import counted
 
 runner = CliRunner()
 
@@ -528,3 +530,35 @@ def test_play_refuses_a_record_path_without_a_directory_before_the_match(
         tmp_path: Any) -> None:
     line = run_error("play", "--record", str(tmp_path / "no" / "mine.json"))
     assert line == f"error: --record: no directory for {tmp_path / 'no' / 'mine.json'}"
+
+
+# --------------------------------------------------------------------------------------
+# counts in the singular ("1 bots", "1 hands")
+
+
+@pytest.mark.parametrize(("n", "one", "many", "says"), [
+    (0, "hand", None, "0 hands"), (1, "hand", None, "1 hand"), (2, "match", "matches",
+                                                                "2 matches"),
+    (1, "match", "matches", "1 match"), (3, "useful tile", None, "3 useful tiles"),
+])
+def test_counted_says_one_noun_in_the_singular(n: int, one: str, many: str | None,
+                                               says: str) -> None:
+    assert counted(n, one, many) == says
+
+
+def test_one_bot_for_an_arena_is_one_bot_not_one_bots() -> None:
+    assert run_error("arena", "--bots", "strong") == (
+        "error: --bots lists 1 bot: a table seats 2, 3 or 4 (one bot per seat)")
+
+
+def test_simulate_of_one_hand_titles_it_one_hand() -> None:
+    out = runner.invoke(app, ["simulate", "--hands", "1", "--seed", "1"])
+    assert out.exit_code == 0, out.stderr
+    assert out.stdout.split("\n", 1)[0].strip() == "1 hand, seed 1, bots random,random,random,random"
+
+
+def test_a_bot_s_hint_counts_one_tile_in_the_singular() -> None:
+    assert HandValue(shanten=0, weighted=2.0, tiles=1).describe() == (
+        "shanten 0, 1 winning tile unseen")
+    assert HandValue(shanten=1, weighted=2.0, tiles=5).describe() == (
+        "shanten 1, 5 useful tiles unseen")

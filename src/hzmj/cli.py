@@ -36,7 +36,7 @@ from hzmj.scoring import (
     score_hand,
     settle,
 )
-from hzmj.shown import shown
+from hzmj.shown import counted, shown
 from hzmj.tiles import (
     WHITE,
     Hand,
@@ -159,7 +159,7 @@ def parse_rules(items: Sequence[str] | None, *, players: int | None = None,
     """Rules from ``--rule KEY=VALUE`` items; ``players`` overrides the rules' own, or,
     with ``bots`` (the count of ``--bots``, which seats one bot each), must match them."""
     if bots and players not in (2, 3, 4):
-        fail(f"--bots lists {players} bots: a table seats 2, 3 or 4 (one bot per seat)")
+        fail(f"--bots lists {counted(players or 0, 'bot')}: a table seats 2, 3 or 4 (one bot per seat)")
     try:
         # --players goes in first so that rules depending on it (缺一门) validate with it
         base = Rules() if players is None else Rules(players=players)
@@ -167,7 +167,8 @@ def parse_rules(items: Sequence[str] | None, *, players: int | None = None,
     except RulesError as exc:
         fail(f"rule {exc}")
     if bots and rules.players != players:
-        fail(f"--rule players={rules.players} but --bots lists {players} bots (one per seat)")
+        fail(f"--rule players={rules.players} but --bots lists {counted(players or 0, 'bot')} (one per "
+             "seat)")
     try:
         return rules if players is None else rules.replace(players=players)
     except RulesError as exc:
@@ -542,7 +543,7 @@ def simulate_command(
         print_json(data)
         return
     out = _console()
-    table = Table(title=f"{data['hands']} hands, seed {seed}, bots {','.join(names)}")
+    table = Table(title=f"{counted(data['hands'], 'hand')}, seed {seed}, bots {','.join(names)}")
     table.add_column("statistic")
     table.add_column("value")
     for key in ("hands", "matches", "wins", "draws", "mean_multiplier", "points", "zero_sum",
@@ -576,7 +577,7 @@ def _bot_factory(names: Sequence[str], players: int) -> Any:
     from hzmj.bots.registry import make_bot
 
     if len(names) != players:
-        fail(f"--bot lists {len(names)} bots for {players} seats")
+        fail(f"--bot lists {counted(len(names), 'bot')} for {counted(players, 'seat')}")
     for name in names:
         try:
             make_bot(name, 0)
@@ -612,7 +613,7 @@ def replay_command(
             for p in problems:
                 typer.echo(f"DIFFERENCE: {p}", err=True)
             raise typer.Exit(1)
-        out.print(Text(f"verified: {len(match.actions)} actions replay identically"))
+        out.print(Text(f"verified: {counted(len(match.actions), 'action')} replayed identically"))
         if "commitment" in record:
             out.print(Text(f"fair: SHA-256 of the seed and salt is the commitment "
                            f"{record['commitment']} published at the start"))
@@ -819,7 +820,7 @@ def node_drain_command(
     except TimeoutError as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise typer.Exit(1) from None
-    print(f"node {node} drained: {moved} rooms moved; it can be stopped now")
+    print(f"node {node} drained: {counted(moved, 'room')} moved; it can be stopped now")
 
 
 # --------------------------------------------------------------------------------------

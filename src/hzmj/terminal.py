@@ -27,6 +27,7 @@ from hzmj.bots.seat import read_seat
 from hzmj.events import Action, Chow, Discard, Kong, Pass, Win
 from hzmj.game import Match
 from hzmj.rules import Rules
+from hzmj.shown import counted
 from hzmj.tiles import Tile, TileParseError, tile, tile_glyph, tile_name, tile_name_zh
 
 QUIT = ("q", "quit", "exit")
@@ -282,7 +283,7 @@ class TerminalTable:
                 self._show_settlement(data)
             elif kind == "match_end":
                 ranking = ", ".join(f"seat {s} ({data['points'][s]})" for s in data["ranking"])
-                self._say(f"\n══ match over after {data['hands']} hands: {ranking} ══")
+                self._say(f"\n══ match over after {counted(data['hands'], 'hand')}: {ranking} ══")
 
     def _show_win(self, data: dict[str, Any], who: str) -> None:
         sc = data["score"]

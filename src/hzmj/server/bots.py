@@ -19,6 +19,7 @@ from hzmj.bots.base import Bot
 from hzmj.bots.registry import STRONGEST, make_bot, sees_all
 from hzmj.events import Action
 from hzmj.server.config import tune_gc
+from hzmj.shown import counted
 
 log = logging.getLogger("hzmj.server")
 T = TypeVar("T")
@@ -286,7 +287,7 @@ class Thinker:
         if (self._restarted_at is not None
                 and time.monotonic() < self._restarted_at + DEGRADED_AFTER_RESTART):
             found.append(f"a {self.kind} worker died and was replaced "
-                         f"({self.restarts} restarts)")
+                         f"({counted(self.restarts, 'restart')})")
         return found
 
     def close(self) -> None:
