@@ -562,3 +562,10 @@ def test_a_bot_s_hint_counts_one_tile_in_the_singular() -> None:
         "shanten 0, 1 winning tile unseen")
     assert HandValue(shanten=1, weighted=2.0, tiles=5).describe() == (
         "shanten 1, 5 useful tiles unseen")
+
+
+def test_play_names_the_table_s_seats_for_a_bad_seat() -> None:
+    assert run_error("play", "--seat", "7") == (
+        "error: --seat 7: the table has 4 seats, 0, 1, 2 and 3")
+    assert run_error("play", "--seat", "2", "--rule", "players=2") == (
+        "error: --seat 2: the table has 2 seats, 0 and 1")

@@ -344,3 +344,53 @@ def test_a_lone_choice_is_valued_in_points_like_the_others() -> None:
         for c in d["top"]:
             assert "points over 4 worlds" in c["detail"], c
             assert (c["value"] * 4).is_integer()  # a mean of 4 whole-point hands
+
+
+@pytest.mark.parametrize(("seat", "says"), [
+    ("7", "error: --seat 7: this record's table has 2 seats, 0 and 1"),
+    ("x", "error: --seat: expected a seat number (0 or 1 at this record's table), got 'x'"),
+    ("-1", "error: --seat: expected a seat number (0 or 1 at this record's table), got '-1'"),
+    ("1.5", "error: --seat: expected a seat number (0 or 1 at this record's table), "
+            "got '1.5'"),
+])
+def test_review_names_the_record_s_seats_for_a_bad_seat(tmp_path: Path, seat: str,
+                                                         says: str) -> None:
+    # 'x' was Typer's "Input should be a valid integer, unable to parse string as an
+    # integer", 7 "seat must be 0..1, got 7"
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(_record()))
+    out = CliRunner().invoke(app, ["review", str(path), "--seat", seat, "--bot", "efficiency"])
+    assert (out.exit_code, out.stdout, out.stderr) == (2, "", says + "\n")
+
+
+def test_review_refuses_a_seat_that_made_no_move_naming_those_that_did(
+        tmp_path: Path) -> None:
+    # the record stops after two moves, by seats 3 and 0: seat 2 never played and its
+    # review was an empty table ("0 decisions over 0 hands")
+    record = _record(players=4)
+    cut = {**record, "actions": record["actions"][:2], "over": False}
+    assert [a["seat"] for a in cut["actions"]] == [3, 0]
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(cut))
+    out = CliRunner().invoke(app, ["review", str(path), "--seat", "2", "--bot", "efficiency"])
+    assert (out.exit_code, out.stdout) == (2, "")
+    assert out.stderr == ("error: --seat 2: that seat made no move in this record; review "
+                          "seat 0 or 3\n")
+    path.write_text(json.dumps({**record, "actions": [], "over": False}))
+    out = CliRunner().invoke(app, ["review", str(path), "--seat", "0", "--bot", "efficiency"])
+    assert out.exit_code == 2 and out.stderr == (
+        "error: --seat 0: that seat made no move in this record (nor did any other): "
+        "nothing to review\n")
+
+
+def test_review_names_its_reviewing_bots_for_an_unknown_one(tmp_path: Path) -> None:
+    # it listed the registry's every bot, the random bot and the oracle included, which
+    # cannot review
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(_record()))
+    out = CliRunner().invoke(app, ["review", str(path), "--seat", "0", "--bot", "nobody"])
+    assert out.exit_code == 2 and out.stderr == (
+        "error: unknown bot 'nobody': review with expert, strong, efficiency "
+        "(expert:MS, expert@N)\n")
+    with pytest.raises(ValueError, match="seat 2 is not at this table: its seats are 0 and 1"):
+        review(_record(), 2, "efficiency")

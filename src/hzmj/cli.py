@@ -623,17 +623,22 @@ def replay_command(
 def review_command(
     record_path: Annotated[str, typer.Argument(metavar="RECORD.json",
                                                help="A game record (JSON).")],
-    seat: Annotated[int, typer.Option("--seat", help="The seat to review (0 = first).")],
+    seat_text: Annotated[str, typer.Option("--seat", metavar="SEAT",
+                                           help="The seat to review (0 = first).")],
     bot: Annotated[str, typer.Option("--bot", help="The reviewing bot (expert, expert:MS, "
                                      "expert@N, strong, efficiency).")] = "expert",
     as_json: JsonOpt = False,
 ) -> None:
     """AI review: each decision of one seat, from its view only, against the bot's best."""
-    from hzmj.record import RecordError
+    from hzmj.record import RecordError, replay
     from hzmj.review import review
 
     record = read_record_file(record_path)
-    _bot_factory([bot], 1)  # checks the name
+    try:
+        match = replay(record)
+    except RecordError as exc:
+        fail(str(exc))
+    seat = _review_seat(seat_text, match.n, {a.seat for a in match.actions})
     try:
         report = review(record, seat, bot)
     except (RecordError, ValueError) as exc:
@@ -665,6 +670,24 @@ def review_command(
         out.print(Text(f"  costliest: #{d['index']} (hand {d['hand_no']}) played "
                        f"{_action_text(d['played'])}, best {_action_text(d['best'])}, "
                        f"loss {d['loss']:.2f}"))
+
+
+def _review_seat(text: str, players: int, moved: set[int]) -> int:
+    """``--seat`` of ``hzmj review``: a seat of the record's table that made a move."""
+    from hzmj.review import seat_list
+
+    number = text.strip()
+    if not (number.isascii() and number.isdigit() and len(number) <= 3):
+        fail(f"--seat: expected a seat number ({seat_list(range(players), 'or')} at this "
+             f"record's table), got {shown(text)}")
+    if int(number) >= players:
+        fail(f"--seat {int(number)}: this record's table has {players} seats, "
+             f"{seat_list(range(players), 'and')}")
+    if int(number) not in moved:
+        fail(f"--seat {int(number)}: that seat made no move in this record"
+             + (f"; review seat {seat_list(sorted(moved), 'or')}" if moved else
+                " (nor did any other): nothing to review"))
+    return int(number)
 
 
 def _action_text(a: dict[str, Any]) -> str:
@@ -953,7 +976,10 @@ def play_command(
         fail(f"{bot} sees every tile: it never plays at a table with a human (RULES §13)")
     rules = parse_rules(rule)
     if not 0 <= seat < rules.players:
-        fail(f"--seat must be 0..{rules.players - 1}, got {seat}")
+        from hzmj.review import seat_list
+
+        fail(f"--seat {seat}: the table has {rules.players} seats, "
+             f"{seat_list(range(rules.players), 'and')}")
     if record is not None and not Path(record).resolve().parent.is_dir():
         fail(f"--record: no directory for {record}")  # said before the match, not after
     table = TerminalTable(rules, seed, seat, sys.stdin, sys.stdout, bot=bot)
