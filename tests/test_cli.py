@@ -569,3 +569,12 @@ def test_play_names_the_table_s_seats_for_a_bad_seat() -> None:
         "error: --seat 7: the table has 4 seats, 0, 1, 2 and 3")
     assert run_error("play", "--seat", "2", "--rule", "players=2") == (
         "error: --seat 2: the table has 2 seats, 0 and 1")
+
+
+def test_unknown_bots_are_named_with_the_oracle_only_where_it_may_play() -> None:
+    # play listed the oracle among its choices, then refused it
+    assert run_error("play", "--bot", "nobody") == (
+        "error: unknown bot 'nobody' (known: random, efficiency, strong, expert)")
+    assert run_error("simulate", "--bot", "nobody") == (
+        "error: unknown bot 'nobody' (known: random, efficiency, strong, expert; for "
+        "measurement only: oracle, which sees every tile)")

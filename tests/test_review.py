@@ -290,6 +290,10 @@ def test_the_server_never_seats_the_oracle(tmp_path: Path) -> None:
         r = client.post(f"/api/rooms/{room}/bots", json={"seat": 1, "bot": "oracle"},
                         headers=bearer(owner))
         assert r.status_code == 422 and "sees every tile" in r.text
+        unknown = client.post(f"/api/rooms/{room}/bots", json={"seat": 1, "bot": "nobody"},
+                              headers=bearer(owner))  # it named the oracle among the bots
+        assert unknown.status_code == 422 and "unknown bot 'nobody' (known: random, " \
+            "efficiency, strong, expert)" in unknown.text and "oracle" not in unknown.text
         ok = client.post(f"/api/rooms/{room}/bots", json={"seat": 1, "bot": "expert"},
                          headers=bearer(owner))
         assert ok.status_code == 200

@@ -572,15 +572,16 @@ def _on_cluster(run: Callable[[], T]) -> T:
         fail(str(exc))
 
 
-def _bot_factory(names: Sequence[str], players: int) -> Any:
-    """The bot registry's ``make_bot``, once every name is known to it."""
+def _bot_factory(names: Sequence[str], players: int, fair: bool = False) -> Any:
+    """The bot registry's ``make_bot``, once every name is known to it (``fair``: and
+    keeps to its seat's view)."""
     from hzmj.bots.registry import make_bot
 
     if len(names) != players:
         fail(f"--bot lists {counted(len(names), 'bot')} for {counted(players, 'seat')}")
     for name in names:
         try:
-            make_bot(name, 0)
+            make_bot(name, 0, fair=fair)
         except ValueError as exc:
             fail(str(exc))
     return make_bot
@@ -971,9 +972,9 @@ def play_command(
     from hzmj.bots.registry import sees_all
     from hzmj.terminal import TerminalTable
 
-    _bot_factory([bot], 1)  # checks the name and its budget or sample count
     if sees_all(bot):
         fail(f"{bot} sees every tile: it never plays at a table with a human (RULES §13)")
+    _bot_factory([bot], 1, fair=True)  # checks the name and its budget or sample count
     rules = parse_rules(rule)
     if not 0 <= seat < rules.players:
         from hzmj.review import seat_list

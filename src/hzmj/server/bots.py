@@ -62,7 +62,7 @@ def get_bot(name: str, seed: int) -> Bot:
         raise UnknownBotError(f"{name} sees every tile: it is for measurement only and "
                               "never plays in a room with a human")
     try:
-        return make_bot(name, seed)
+        return make_bot(name, seed, fair=True)
     except ValueError as exc:
         raise UnknownBotError(str(exc)) from None
 
