@@ -578,3 +578,26 @@ def test_unknown_bots_are_named_with_the_oracle_only_where_it_may_play() -> None
     assert run_error("simulate", "--bot", "nobody") == (
         "error: unknown bot 'nobody' (known: random, efficiency, strong, expert; for "
         "measurement only: oracle, which sees every tile)")
+
+
+SERVE_WITHOUT_LISTENING = ("import sys, uvicorn; uvicorn.run = lambda *a, **k: None; "
+                           "from hzmj.cli import main; sys.argv[0] = 'hzmj'; main()")
+
+
+def test_serve_warns_of_an_hzmj_variable_that_is_no_setting(tmp_path: Any) -> None:
+    # HZMJ_REVEIW_WORKERS=4 was silently ignored: the server ran with 1 review worker
+    env = {"PATH": "/usr/bin:/bin", "HZMJ_REVEIW_WORKERS": "4", "HZMJ_ZZZ": "1", "hzmj_bot_delay": "0",
+           "HZMJ_BOT_WORKERS": "0", "HZMJ_GC_GEN0": "0", "HZMJ_TEST_POSTGRES_URL": "x",
+           "HZMJ_PG_DB": "hzmj_x"}
+    done = subprocess.run([sys.executable, "-c", SERVE_WITHOUT_LISTENING, "serve", "--db",
+                           str(tmp_path / "x.db"), "--port", "1"],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    warnings = [line for line in done.stderr.splitlines() if line.startswith("WARNING")]
+    assert warnings == [
+        "WARNING hzmj.server: HZMJ_REVEIW_WORKERS is not a setting of the server and is "
+        "ignored: did you mean HZMJ_REVIEW_WORKERS?",
+        "WARNING hzmj.server: HZMJ_ZZZ is not a setting of the server and is ignored (the "
+        "settings: docs/protocol.md, \"Settings\")",
+        "WARNING hzmj.server: hzmj_bot_delay is not a setting of the server and is ignored: "
+        "did you mean HZMJ_BOT_DELAY?"]
