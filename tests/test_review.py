@@ -206,14 +206,14 @@ def test_review_cli_json_and_table(tmp_path: Path) -> None:
     assert all({"played", "best", "loss"} <= set(d) for d in data["decisions"])
     assert data["unit"] == "expected points of the hand"
     text = runner.invoke(app, ["review", str(path), "--seat", "0", "--bot", "efficiency"])
-    assert text.exit_code == 0 and "agreement" in text.stdout and "costliest" in text.stdout
-    assert "skipped" not in text.stdout  # every move was the seat's own
+    assert text.exit_code == 0 and "agreed with" in text.stdout and "costliest" in text.stdout
+    assert "not reviewed" not in text.stdout  # every move was the seat's own
     record = json.loads(path.read_text())
     first = next(i for i, a in enumerate(record["actions"]) if a["seat"] == 0
                  and a["type"] == "discard")
     path.write_text(json.dumps({**record, "made_by": {str(first): "clock"}}))
     text = runner.invoke(app, ["review", str(path), "--seat", "0", "--bot", "efficiency"])
-    assert "skipped 1 not the player's: 0 by the bot (托管), 1 by the clock (timeout)" \
+    assert "not reviewed, made for seat 0: 1 by the clock (timeout)" \
         in " ".join(text.stdout.split())
     for args in (["--seat", "7"], ["--seat", "0", "--bot", "oracle"],
                  ["--seat", "0", "--bot", "nobody"]):
@@ -398,3 +398,63 @@ def test_review_names_its_reviewing_bots_for_an_unknown_one(tmp_path: Path) -> N
         "(expert:MS, expert@N)\n")
     with pytest.raises(ValueError, match="seat 2 is not at this table: its seats are 0 and 1"):
         review(_record(), 2, "efficiency")
+
+
+def test_review_text_reads_as_a_player_s_lesson(tmp_path: Path) -> None:
+    """The text review named tiles in notation only (a 财神 discard looked like any
+    other), listed a claim without its tile ("pong"), wrapped the top choices into one
+    comma-run, left the loss blank where the player agreed, said "1 decisions" and gave
+    the loss without its unit.  Seed 9, seat 0 (a random bot) reviewed by efficiency."""
+    path = tmp_path / "record.json"
+    record = _record()
+    path.write_text(json.dumps(record))
+    out = CliRunner().invoke(app, ["review", str(path), "--seat", "0", "--bot", "efficiency"],
+                             env={"COLUMNS": "200"})
+    assert out.exit_code == 0, out.stderr
+    lines = [line.rstrip() for line in out.stdout.splitlines()]
+    data = review(record, 0, "efficiency")
+    assert lines[0] == "seat 0 reviewed by efficiency; values and losses in efficiency score"
+    first = [line for line in lines if line.startswith("│   1 │")][0]
+    assert [c.strip() for c in first.split("│")[1:-1]] == [
+        "1", "1", "discard 5m 五万", "12.00", "discard 4z 北   -3918.00"]
+    rows = "\n".join(lines)
+    assert "│ discard 5m 五万 -3930.00 ◀" in rows  # the move played, among the values
+    # a pass names the discard it let go; a 财神 discard says so; an unvalued move is ?
+    assert "│  16 │    1 │ pass 1s 一条         │  993.50 │ chow 1s (1s 2s 3s) -1956.50" in rows
+    assert "│  49 │    2 │ discard 3m 三万 财神 │       ? │ discard 3z 西 -1970.00" in rows
+    assert "│  11 │    1 │ discard 2m 二万      │       ✓ │" in rows  # agreed: ✓, not blank
+    agreed = sum(d["agree"] for d in data["decisions"])
+    assert (agreed, data["reviewed"]) == (42, 186)
+    assert (f"186 decisions in 8 hands; agreed with efficiency on 42 (23%); loss "
+            f"{data['loss_total']:.2f} in total, {data['loss_per_hand']:.2f} a hand over the "
+            f"8 hands seat 0 played") in lines
+    costliest = lines[lines.index("costliest decisions:") + 1:]
+    assert costliest[0] == "  #106, hand 3: discard 3p 三筒 instead of discard 7z 中, loss 1081.00"
+    assert len(costliest) == 5
+
+
+def test_review_text_of_one_decision_says_it_in_the_singular(tmp_path: Path) -> None:
+    record = _record(players=4)
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps({**record, "actions": record["actions"][:2], "over": False}))
+    out = CliRunner().invoke(app, ["review", str(path), "--seat", "0", "--bot", "efficiency"],
+                             env={"COLUMNS": "200"})
+    assert out.exit_code == 0, out.stderr
+    assert "1 decision in 1 hand; agreed with efficiency on " in out.stdout
+
+
+def test_review_text_without_a_decision_says_so_instead_of_an_empty_table(
+        tmp_path: Path) -> None:
+    record = _record()
+    bot_made = {str(i): "bot" for i, a in enumerate(record["actions"]) if a["seat"] == 0}
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps({**record, "made_by": bot_made}))
+    out = CliRunner().invoke(app, ["review", str(path), "--seat", "0", "--bot", "efficiency"],
+                             env={"COLUMNS": "200"})
+    assert out.exit_code == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[1] == ("no decision with a choice to review: every move of this seat was "
+                        "forced or made for it")
+    assert "┏" not in out.stdout and "costliest" not in out.stdout
+    assert lines[2] == "0 decisions in 8 hands"
+    assert lines[3].startswith("not reviewed, made for seat 0: ") and "by the bot (托管)" in lines[3]

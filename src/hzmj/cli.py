@@ -647,30 +647,7 @@ def review_command(
     if as_json:
         print_json(report)
         return
-    out = _console()
-    table = Table(title=f"seat {seat} reviewed by {bot} (values: {report['unit']})")
-    for col in ("#", "hand", "played", "best", "loss", "top choices"):
-        table.add_column(col)
-    for d in report["decisions"]:
-        top = ", ".join(f"{_action_text(c['action'])} {c['value']:.2f}" for c in d["top"])
-        loss = "?" if d["loss"] is None else f"{d['loss']:.2f}"
-        table.add_row(str(d["index"]), str(d["hand_no"]), _action_text(d["played"]),
-                      _action_text(d["best"]), "" if d["agree"] else loss, top)
-    out.print(table)
-    agreement = report["agreement"]
-    out.print(Text(f"{report['reviewed']} decisions over {report['hands_reviewed']} hands; agreement "
-                   f"{'–' if agreement is None else f'{agreement:.0%}'}; loss "
-                   f"{report['loss_total']:.2f} in total, {report['loss_per_hand']:.2f} "
-                   f"per hand over the {report['hands_played']} the player played"))
-    skipped = report["skipped"]
-    if any(skipped.values()):
-        out.print(Text(f"skipped {sum(skipped.values())} not the player's: "
-                       f"{skipped['bot']} by the bot (托管), {skipped['clock']} by the clock "
-                       "(timeout)"))
-    for d in report["costliest"]:
-        out.print(Text(f"  costliest: #{d['index']} (hand {d['hand_no']}) played "
-                       f"{_action_text(d['played'])}, best {_action_text(d['best'])}, "
-                       f"loss {d['loss']:.2f}"))
+    _show_review(report, _ReviewWords(record, match))
 
 
 def _review_seat(text: str, players: int, moved: set[int]) -> int:
@@ -691,10 +668,98 @@ def _review_seat(text: str, players: int, moved: set[int]) -> int:
     return int(number)
 
 
-def _action_text(a: dict[str, Any]) -> str:
-    extra = a.get("tile") or "".join(a.get("tiles") or ()) or ""
-    kind = f" {a['kind']}" if a.get("kind") else ""
-    return f"{a['type']} {extra}{kind}".strip()
+class _ReviewWords:
+    """A decision's moves in a player's words: the tile with its Chinese name, 财神 marked
+    (the kind of that hand, RULES §4.5), and the discard a claim or a pass answers."""
+
+    def __init__(self, record: Any, match: Any) -> None:
+        self.caishen = {int(e.data["hand_no"]): tile(e.data["caishen"]) for e in match.log
+                        if e.type == "hand_start"}
+        self.on_offer: list[str | None] = []  # the last discard before each action
+        last = None
+        for action in record["actions"]:
+            self.on_offer.append(last)
+            last = action["tile"] if action["type"] == "discard" else last
+
+    def tile(self, name: str, hand_no: int) -> str:
+        kind = tile(name)
+        mark = " 财神" if self.caishen.get(hand_no) == kind else ""
+        return f"{name} {tile_name_zh(kind)}{mark}"
+
+    def action(self, a: dict[str, Any], index: int, hand_no: int) -> str:
+        kind, offer = a["type"], self.on_offer[index]
+        if kind == "discard":
+            return f"discard {self.tile(a['tile'], hand_no)}"
+        if kind == "kong":
+            return f"kong {self.tile(a['tile'], hand_no)} ({KONG_KINDS[a['kind']]})"
+        if kind == "chow" and offer is not None:
+            run = sorted([*a["tiles"], offer], key=tile)
+            return f"chow {offer} ({' '.join(run)})"
+        if kind in ("pong", "pass") and offer is not None:
+            return f"{kind} {self.tile(offer, hand_no)}"
+        return {"win": "win (胡)", "pass": "pass (过)"}.get(kind, str(kind))
+
+
+KONG_KINDS: dict[str, str] = {"concealed": "暗杠 concealed", "exposed": "明杠 exposed",
+                              "added": "加杠 added"}
+
+
+def _show_review(report: dict[str, Any], words: _ReviewWords) -> None:
+    """``hzmj review`` as text: each decision with the bot's values, then the summary."""
+    from rich.cells import cell_len
+
+    out = _console()
+    bot, unit = report["bot"], report["unit"]
+    out.print(Text(f"seat {report['seat']} reviewed by {bot}; values and losses in "
+                   f"{unit}", style="bold"))
+    decisions = report["decisions"]
+    if not decisions:
+        out.print(Text("no decision with a choice to review: every move of this seat was "
+                       "forced or made for it"))
+    else:
+        table = Table()
+        table.add_column("#", justify="right")
+        table.add_column("hand", justify="right")
+        table.add_column("move played")
+        table.add_column("loss", justify="right")
+        table.add_column("values, its choice first")
+        for d in decisions:
+            at, hand_no = d["index"], d["hand_no"]
+            moves = [words.action(c["action"], at, hand_no) for c in d["top"]]
+            values = [f"{c['value']:+.2f}" for c in d["top"]]
+            width, digits = max(cell_len(m) for m in moves), max(len(v) for v in values)
+            lines = [f"{m}{' ' * (width - cell_len(m))} {v:>{digits}}"
+                     + (" ◀" if c["action"] == d["played"] else "")
+                     for m, v, c in zip(moves, values, d["top"], strict=True)]
+            loss = "✓" if d["agree"] else "?" if d["loss"] is None else f"{d['loss']:.2f}"
+            table.add_row(str(at), str(hand_no), words.action(d["played"], at, hand_no),
+                          loss, Text("\n".join(lines)))
+        out.print(table)
+        unvalued = ("; ?: a move it did not value" if any(d["loss"] is None for d in decisions)
+                    else "")
+        out.print(Text(f"#: the move's number in the record; ◀: the move played; ✓: it is "
+                       f"{bot}'s choice or valued as high; loss: how much less {bot} values "
+                       f"it than its choice{unvalued}", style="dim"))
+    agreed = sum(d["agree"] for d in decisions)
+    out.print(Text(
+        f"{counted(report['reviewed'], 'decision')} in "
+        f"{counted(report['hands_reviewed'], 'hand')}" + (
+            f"; agreed with {bot} on {agreed} ({report['agreement']:.0%}); loss "
+            f"{report['loss_total']:.2f} in total, {report['loss_per_hand']:.2f} a hand over "
+            f"the {counted(report['hands_played'], 'hand')} seat {report['seat']} played"
+            if decisions else "")))
+    made_for = [f"{n} by {who}" for n, who in ((report["skipped"]["bot"], "the bot (托管)"),
+                                               (report["skipped"]["clock"],
+                                                "the clock (timeout)")) if n]
+    if made_for:
+        out.print(Text(f"not reviewed, made for seat {report['seat']}: {', '.join(made_for)}"))
+    if report["costliest"]:
+        out.print(Text("costliest decisions:"))
+    for d in report["costliest"]:
+        at, hand_no = d["index"], d["hand_no"]
+        out.print(Text(f"  #{at}, hand {hand_no}: {words.action(d['played'], at, hand_no)}"
+                       f" instead of {words.action(d['best'], at, hand_no)}, loss "
+                       f"{d['loss']:.2f}"))
 
 
 def _event_line(e: dict[str, Any]) -> str:
