@@ -601,3 +601,65 @@ def test_serve_warns_of_an_hzmj_variable_that_is_no_setting(tmp_path: Any) -> No
         "settings: docs/protocol.md, \"Settings\")",
         "WARNING hzmj.server: hzmj_bot_delay is not a setting of the server and is ignored: "
         "did you mean HZMJ_BOT_DELAY?"]
+
+
+# --------------------------------------------------------------------------------------
+# a new user's mistakes: one plain line each
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    # Typer converts with pydantic: "Invalid value for '--hands': Input should be a valid
+    # integer, unable to parse string as an integer"
+    (["simulate", "--hands", "x"], "error: --hands: expected a whole number, got 'x' "
+                                   "(see 'hzmj simulate --help')"),
+    (["simulate", "--hands", "1.5"], "error: --hands: expected a whole number, got '1.5' "
+                                     "(see 'hzmj simulate --help')"),
+    (["simulate", "--hands", "0"], "error: --hands: expected at least 1, got '0' "
+                                   "(see 'hzmj simulate --help')"),
+    (["serve", "--port", "70000"], "error: --port: expected at most 65535, got '70000' "
+                                   "(see 'hzmj serve --help')"),
+    (["settle", "--winner", "x", "--multiplier", "1"],
+     "error: --winner: expected a whole number, got 'x' (see 'hzmj settle --help')"),
+    (["serve", "--log-level", "loud"],
+     "error: --log-level: 'loud' is not one of 'critical', 'error', 'warning', 'info', "
+     "'debug', 'trace'. (see 'hzmj serve --help')"),
+    (["simulate", "--bot", "random,random,random,"],
+     "error: --bot: a bot name is missing in 'random,random,random,'"),
+    (["arena", "--bots", "random,,random"], "error: --bots: a bot name is missing in "
+                                            "'random,,random'"),
+])
+def test_a_bad_value_is_one_plain_line(args: list[str], says: str) -> None:
+    assert run_error(*args) == says
+
+
+@pytest.mark.parametrize(("content", "says"), [
+    (None, "no such file"),
+    ("dir", "it is a directory, not a file"),
+    (b"\xff\xfe\x00bad", "not UTF-8 text (byte 0xff at position 0): a record is JSON"),
+    (b'{"format": "hzmj-record", "ver', "not JSON: Unterminated string starting at: line 1 "
+                                        "column 27 (char 26)"),
+])
+@pytest.mark.parametrize("command", [["replay"], ["review", "--seat", "0"]])
+def test_a_record_file_that_cannot_be_read_is_named_with_what_is_wrong(
+        tmp_path: Any, content: bytes | str | None, says: str, command: list[str]) -> None:
+    # "[Errno 21] Is a directory: '…'", "'utf-8' codec can't decode byte 0xff in
+    # position 0: invalid start byte", "[Errno 2] No such file or directory: '…'"
+    path = tmp_path / "record.json"
+    if content == "dir":
+        path.mkdir()
+    elif isinstance(content, bytes):
+        path.write_bytes(content)
+    assert run_error(command[0], str(path), *command[1:]) == f"error: cannot read {path}: {says}"
+
+
+def test_a_json_file_that_is_no_record_is_named(tmp_path: Any) -> None:
+    path = tmp_path / "other.json"
+    path.write_text('{"a": 1}')
+    assert run_error("replay", str(path)) == f"error: {path}: not an hzmj-record object"
+
+
+def test_play_refuses_a_directory_as_its_record_before_the_match(tmp_path: Any) -> None:
+    # the whole match was played, then "--record: cannot write …: [Errno 21] Is a directory"
+    assert run_error("play", "--record", str(tmp_path)) == (
+        f"error: --record: {tmp_path} is a directory: name a file, e.g. "
+        f"{tmp_path / 'match.json'}")

@@ -78,7 +78,7 @@ class _OneLineErrors(TyperGroup):
         try:
             code = run()
         except typer.TyperException as exc:  # Typer's usage errors and InputError
-            typer.echo(f"error: {_one_line(exc.format_message())}{_help_hint(exc)}", err=True)
+            typer.echo(f"error: {_one_line(_plain_words(exc))}{_help_hint(exc)}", err=True)
             sys.exit(exc.exit_code)
         except typer.Abort:
             typer.echo("Aborted!", err=True)
@@ -95,6 +95,29 @@ def _bare_ray(args: list[str]) -> list[str]:
         if a == "--ray" and (i + 1 == len(args) or args[i + 1].startswith("-")):
             out.append("local")
     return out
+
+
+def _plain_words(exc: typer.TyperException) -> str:
+    """Typer's message, or for a value pydantic refused (Typer converts with it) the
+    option and what it wants: ``--hands: expected a whole number, got 'x'``, not "Invalid
+    value for '--hands': Input should be a valid integer, unable to parse string as an
+    integer"."""
+    from pydantic import ValidationError
+
+    cause, param = exc.__cause__, getattr(exc, "param", None)
+    if not isinstance(cause, ValidationError) or param is None or not cause.errors():
+        return exc.format_message()
+    error = cause.errors()[0]
+    bound = error.get("ctx", {})
+    wants = {"int_parsing": "a whole number", "int_from_float": "a whole number",
+             "float_parsing": "a number",
+             "greater_than_equal": f"at least {bound.get('ge')}",
+             "less_than_equal": f"at most {bound.get('le')}"}.get(error["type"])
+    name = param.opts[0] if getattr(param, "opts", None) and param.param_type_name == "option" \
+        else (param.metavar or param.name or "").upper()
+    if wants is None:  # a choice (--log-level): pydantic's words, without its prefix
+        return f"{name}: {error['msg'].removeprefix('Value error, ')}"
+    return f"{name}: expected {wants}, got {shown(error.get('input'))}"
 
 
 def _one_line(message: str) -> str:
@@ -224,11 +247,27 @@ def read_record_file(path: str) -> Any:
         with open(path, encoding="utf-8") as fh:
             return json.load(fh)
     except (OSError, ValueError, RecursionError) as exc:  # JSONDecodeError, not UTF-8
-        # Python's own words for a 5,000-digit number advise sys.set_int_max_str_digits
-        reason = ("a number in it has too many digits" if "int_max_str_digits" in str(exc)
-                  else "the file is empty" if isinstance(exc, json.JSONDecodeError)
-                  and not exc.doc.strip() else str(exc))
-        fail(f"cannot read {path}: {reason}")
+        fail(f"cannot read {path}: {_file_problem(exc)}")
+
+
+def _file_problem(exc: Exception) -> str:
+    """What is wrong with a file, in a few words rather than Python's ("[Errno 21] Is a
+    directory: 'x'", "'utf-8' codec can't decode byte 0xff in position 0: …")."""
+    if isinstance(exc, IsADirectoryError):
+        return "it is a directory, not a file"
+    if isinstance(exc, FileNotFoundError):
+        return "no such file"
+    if isinstance(exc, PermissionError):
+        return "permission denied"
+    if isinstance(exc, UnicodeDecodeError):
+        return (f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at position "
+                f"{exc.start}): a record is JSON")
+    if isinstance(exc, json.JSONDecodeError) and not exc.doc.strip():
+        return "the file is empty"
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not JSON: {exc}"
+    # Python's own words for a 5,000-digit number advise sys.set_int_max_str_digits
+    return "a number in it has too many digits" if "int_max_str_digits" in str(exc) else str(exc)
 
 
 def print_json(data: Any) -> None:
@@ -572,13 +611,16 @@ def _on_cluster(run: Callable[[], T]) -> T:
         fail(str(exc))
 
 
-def _bot_factory(names: Sequence[str], players: int, fair: bool = False) -> Any:
+def _bot_factory(names: Sequence[str], players: int, fair: bool = False,
+                 option: str = "--bot") -> Any:
     """The bot registry's ``make_bot``, once every name is known to it (``fair``: and
     keeps to its seat's view)."""
     from hzmj.bots.registry import make_bot
 
     if len(names) != players:
-        fail(f"--bot lists {counted(len(names), 'bot')} for {counted(players, 'seat')}")
+        fail(f"{option} lists {counted(len(names), 'bot')} for {counted(players, 'seat')}")
+    if not all(names):  # "random,,random" or a trailing comma: "unknown bot ''"
+        fail(f"{option}: a bot name is missing in {shown(','.join(names))}")
     for name in names:
         try:
             make_bot(name, 0, fair=fair)
@@ -605,7 +647,7 @@ def replay_command(
         match = replay(record)
         problems = verify(record) if verify_flag else []
     except RecordError as exc:
-        fail(str(exc))
+        fail(f"{record_path}: {exc}")
     out = _console()
     for event in match.log:
         out.print(Text(_event_line(event.to_json())))
@@ -638,7 +680,7 @@ def review_command(
     try:
         match = replay(record)
     except RecordError as exc:
-        fail(str(exc))
+        fail(f"{record_path}: {exc}")
     seat = _review_seat(seat_text, match.n, {a.seat for a in match.actions})
     try:
         report = review(record, seat, bot)
@@ -974,7 +1016,8 @@ def arena_command(
     from hzmj.bots.registry import sees_all
 
     names = [b.strip() for b in bots.split(",")]
-    _bot_factory([n.partition(":")[0] for n in names], len(names))  # checks the names
+    _bot_factory([n.partition(":")[0] for n in names], len(names),
+                 option="--bots")  # checks the names
     if rate and any(sees_all(n) for n in names):
         fail("--rate: the oracle sees every tile and has no place on the leaderboard "
              "(measurement only, docs/bots.md)")
@@ -1048,6 +1091,9 @@ def play_command(
              f"{seat_list(range(rules.players), 'and')}")
     if record is not None and not Path(record).resolve().parent.is_dir():
         fail(f"--record: no directory for {record}")  # said before the match, not after
+    if record is not None and Path(record).is_dir():
+        fail(f"--record: {record} is a directory: name a file, e.g. "
+             f"{Path(record) / 'match.json'}")
     table = TerminalTable(rules, seed, seat, sys.stdin, sys.stdout, bot=bot)
     code = table.run()
     if record is not None:
