@@ -214,7 +214,8 @@ class TerminalTable:
                              + "]" for md in p["melds"])
             discards = " ".join(glyph(d["tile"], cs) + ("↗" if d["claimed_by"] is not None
                                                          else "") for d in p["discards"])
-            self._say(f"seat {p['seat']} {who}{' 庄' if p['dealer'] else ''} "
+            dealer = " 庄" if p["dealer"] else "   "  # 庄 is two columns wide: rows align
+            self._say(f"seat {p['seat']} {who}{dealer} "
                       f"{p['points']:>4} pts  hand {p['concealed_count']:>2}  "
                       f"melds {melds or '–'}  discards {discards or '–'}")
         if cs_note and "5z" in view["hand"]:
