@@ -11,8 +11,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from hzmj.bots.efficiency import HandValue
 from hzmj.cli import app
 from hzmj.record import verify
+from hzmj.shown import counted
 
 runner = CliRunner()
 
@@ -528,3 +530,136 @@ def test_play_refuses_a_record_path_without_a_directory_before_the_match(
         tmp_path: Any) -> None:
     line = run_error("play", "--record", str(tmp_path / "no" / "mine.json"))
     assert line == f"error: --record: no directory for {tmp_path / 'no' / 'mine.json'}"
+
+
+# --------------------------------------------------------------------------------------
+# counts in the singular ("1 bots", "1 hands")
+
+
+@pytest.mark.parametrize(("n", "one", "many", "says"), [
+    (0, "hand", None, "0 hands"), (1, "hand", None, "1 hand"), (2, "match", "matches",
+                                                                "2 matches"),
+    (1, "match", "matches", "1 match"), (3, "useful tile", None, "3 useful tiles"),
+])
+def test_counted_says_one_noun_in_the_singular(n: int, one: str, many: str | None,
+                                               says: str) -> None:
+    assert counted(n, one, many) == says
+
+
+def test_one_bot_for_an_arena_is_one_bot_not_one_bots() -> None:
+    assert run_error("arena", "--bots", "strong") == (
+        "error: --bots lists 1 bot: a table seats 2, 3 or 4 (one bot per seat)")
+
+
+def test_simulate_of_one_hand_titles_it_one_hand() -> None:
+    out = runner.invoke(app, ["simulate", "--hands", "1", "--seed", "1"])
+    assert out.exit_code == 0, out.stderr
+    assert out.stdout.split("\n", 1)[0].strip() == "1 hand, seed 1, bots random,random,random,random"
+
+
+def test_a_bot_s_hint_counts_one_tile_in_the_singular() -> None:
+    assert HandValue(shanten=0, weighted=2.0, tiles=1).describe() == (
+        "shanten 0, 1 winning tile unseen")
+    assert HandValue(shanten=1, weighted=2.0, tiles=5).describe() == (
+        "shanten 1, 5 useful tiles unseen")
+
+
+def test_play_names_the_table_s_seats_for_a_bad_seat() -> None:
+    assert run_error("play", "--seat", "7") == (
+        "error: --seat 7: the table has 4 seats, 0, 1, 2 and 3")
+    assert run_error("play", "--seat", "2", "--rule", "players=2") == (
+        "error: --seat 2: the table has 2 seats, 0 and 1")
+
+
+def test_unknown_bots_are_named_with_the_oracle_only_where_it_may_play() -> None:
+    # play listed the oracle among its choices, then refused it
+    assert run_error("play", "--bot", "nobody") == (
+        "error: unknown bot 'nobody' (known: random, efficiency, strong, expert)")
+    assert run_error("simulate", "--bot", "nobody") == (
+        "error: unknown bot 'nobody' (known: random, efficiency, strong, expert; for "
+        "measurement only: oracle, which sees every tile)")
+
+
+SERVE_WITHOUT_LISTENING = ("import sys, uvicorn; uvicorn.run = lambda *a, **k: None; "
+                           "from hzmj.cli import main; sys.argv[0] = 'hzmj'; main()")
+
+
+def test_serve_warns_of_an_hzmj_variable_that_is_no_setting(tmp_path: Any) -> None:
+    # HZMJ_REVEIW_WORKERS=4 was silently ignored: the server ran with 1 review worker
+    env = {"PATH": "/usr/bin:/bin", "HZMJ_REVEIW_WORKERS": "4", "HZMJ_ZZZ": "1", "hzmj_bot_delay": "0",
+           "HZMJ_BOT_WORKERS": "0", "HZMJ_GC_GEN0": "0", "HZMJ_TEST_POSTGRES_URL": "x",
+           "HZMJ_PG_DB": "hzmj_x"}
+    done = subprocess.run([sys.executable, "-c", SERVE_WITHOUT_LISTENING, "serve", "--db",
+                           str(tmp_path / "x.db"), "--port", "1"],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    warnings = [line for line in done.stderr.splitlines() if line.startswith("WARNING")]
+    assert warnings == [
+        "WARNING hzmj.server: HZMJ_REVEIW_WORKERS is not a setting of the server and is "
+        "ignored: did you mean HZMJ_REVIEW_WORKERS?",
+        "WARNING hzmj.server: HZMJ_ZZZ is not a setting of the server and is ignored (the "
+        "settings: docs/protocol.md, \"Settings\")",
+        "WARNING hzmj.server: hzmj_bot_delay is not a setting of the server and is ignored: "
+        "did you mean HZMJ_BOT_DELAY?"]
+
+
+# --------------------------------------------------------------------------------------
+# a new user's mistakes: one plain line each
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    # Typer converts with pydantic: "Invalid value for '--hands': Input should be a valid
+    # integer, unable to parse string as an integer"
+    (["simulate", "--hands", "x"], "error: --hands: expected a whole number, got 'x' "
+                                   "(see 'hzmj simulate --help')"),
+    (["simulate", "--hands", "1.5"], "error: --hands: expected a whole number, got '1.5' "
+                                     "(see 'hzmj simulate --help')"),
+    (["simulate", "--hands", "0"], "error: --hands: expected at least 1, got '0' "
+                                   "(see 'hzmj simulate --help')"),
+    (["serve", "--port", "70000"], "error: --port: expected at most 65535, got '70000' "
+                                   "(see 'hzmj serve --help')"),
+    (["settle", "--winner", "x", "--multiplier", "1"],
+     "error: --winner: expected a whole number, got 'x' (see 'hzmj settle --help')"),
+    (["serve", "--log-level", "loud"],
+     "error: --log-level: 'loud' is not one of 'critical', 'error', 'warning', 'info', "
+     "'debug', 'trace'. (see 'hzmj serve --help')"),
+    (["simulate", "--bot", "random,random,random,"],
+     "error: --bot: a bot name is missing in 'random,random,random,'"),
+    (["arena", "--bots", "random,,random"], "error: --bots: a bot name is missing in "
+                                            "'random,,random'"),
+])
+def test_a_bad_value_is_one_plain_line(args: list[str], says: str) -> None:
+    assert run_error(*args) == says
+
+
+@pytest.mark.parametrize(("content", "says"), [
+    (None, "no such file"),
+    ("dir", "it is a directory, not a file"),
+    (b"\xff\xfe\x00bad", "not UTF-8 text (byte 0xff at position 0): a record is JSON"),
+    (b'{"format": "hzmj-record", "ver', "not JSON: Unterminated string starting at: line 1 "
+                                        "column 27 (char 26)"),
+])
+@pytest.mark.parametrize("command", [["replay"], ["review", "--seat", "0"]])
+def test_a_record_file_that_cannot_be_read_is_named_with_what_is_wrong(
+        tmp_path: Any, content: bytes | str | None, says: str, command: list[str]) -> None:
+    # "[Errno 21] Is a directory: '…'", "'utf-8' codec can't decode byte 0xff in
+    # position 0: invalid start byte", "[Errno 2] No such file or directory: '…'"
+    path = tmp_path / "record.json"
+    if content == "dir":
+        path.mkdir()
+    elif isinstance(content, bytes):
+        path.write_bytes(content)
+    assert run_error(command[0], str(path), *command[1:]) == f"error: cannot read {path}: {says}"
+
+
+def test_a_json_file_that_is_no_record_is_named(tmp_path: Any) -> None:
+    path = tmp_path / "other.json"
+    path.write_text('{"a": 1}')
+    assert run_error("replay", str(path)) == f"error: {path}: not an hzmj-record object"
+
+
+def test_play_refuses_a_directory_as_its_record_before_the_match(tmp_path: Any) -> None:
+    # the whole match was played, then "--record: cannot write …: [Errno 21] Is a directory"
+    assert run_error("play", "--record", str(tmp_path)) == (
+        f"error: --record: {tmp_path} is a directory: name a file, e.g. "
+        f"{tmp_path / 'match.json'}")

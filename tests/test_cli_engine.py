@@ -128,4 +128,4 @@ def test_replay_verify_refuses_an_action_with_an_unknown_key(tmp_path: Path) -> 
     path.write_text(json.dumps(record))
     result = runner.invoke(app, ["replay", str(path), "--verify"])
     assert result.exit_code == 2 and "verified" not in result.stdout
-    assert result.stderr.startswith("error: action 3 (") and "unknown key 'by'" in result.stderr
+    assert result.stderr.startswith(f"error: {path}: action 3 (") and "unknown key 'by'" in result.stderr

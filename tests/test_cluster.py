@@ -152,7 +152,7 @@ def verify_with_cli(records: list[dict[str, Any]], tmp_path: Path) -> None:
         path.write_text(json.dumps(record))
         result = runner.invoke(cli_app, ["replay", str(path), "--verify"])
         assert result.exit_code == 0, result.output
-        assert "replay identically" in result.output
+        assert "replayed identically" in result.output
 
 
 def test_kill_an_owner_mid_hand_every_room_finishes(nodes: list[Node], redis_url: str,

@@ -243,6 +243,18 @@ def test_gym_env_refuses_opponents_it_cannot_seat_when_made(opponents: Any,
         HzmjSeatEnv(opponents=opponents)
 
 
+def test_gym_env_names_only_the_bots_it_may_seat_for_an_unknown_one() -> None:
+    # the list offered the oracle, which it refuses (it sees every tile)
+    with pytest.raises(ValueError) as unknown:
+        HzmjSeatEnv(opponents="nobody")
+    assert str(unknown.value) == "unknown bot 'nobody' (known: random, efficiency, strong, expert)"
+    with pytest.raises(ValueError) as oracle:
+        HzmjSeatEnv(opponents="oracle")
+    assert str(oracle.value) == (
+        "oracle sees every tile: it is for measurement only (hzmj arena, hzmj simulate; "
+        "docs/bots.md); choose one of random, efficiency, strong, expert")
+
+
 def test_gym_env_takes_a_numpy_seed_and_refuses_others_as_value_errors() -> None:
     # np.int64(3), 1.5 and -1 were gymnasium.error.Error ("Seed must be a python
     # integer"), no ValueError, and a numpy seed was refused unlike the other envs'

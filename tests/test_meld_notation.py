@@ -109,6 +109,21 @@ def test_rules_5_3_meld_errors_with_caishen_known(text: str, caishen: str | None
         parse_hand(text, tile(caishen) if caishen else None)
 
 
+@pytest.mark.parametrize(("text", "says"), [
+    # "99999s is not a valid chow", "999s is not a valid concealed_kong", "1 tiles"
+    ("[99999s]", "not a valid meld: 99999s is 5 tiles; a meld is 3 (chow, pong) or 4 (kong) "
+                 "at position 0 in '[99999s]'"),
+    ("[1m]", "not a valid meld: 1m is 1 tile; a meld is 3 (chow, pong) or 4 (kong) at "
+             "position 0 in '[1m]'"),
+    ("(999s)", "not a valid meld: 999s is not a valid concealed kong at position 0 in '(999s)'"),
+])
+def test_rules_1_2_a_meld_of_the_wrong_size_says_how_many_tiles_a_meld_has(
+        text: str, says: str) -> None:
+    with pytest.raises(TileParseError) as info:
+        parse_hand(text)
+    assert str(info.value) == says
+
+
 # ------------------------------------------------------------------ property over the engine
 
 

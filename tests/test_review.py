@@ -206,14 +206,14 @@ def test_review_cli_json_and_table(tmp_path: Path) -> None:
     assert all({"played", "best", "loss"} <= set(d) for d in data["decisions"])
     assert data["unit"] == "expected points of the hand"
     text = runner.invoke(app, ["review", str(path), "--seat", "0", "--bot", "efficiency"])
-    assert text.exit_code == 0 and "agreement" in text.stdout and "costliest" in text.stdout
-    assert "skipped" not in text.stdout  # every move was the seat's own
+    assert text.exit_code == 0 and "agreed with" in text.stdout and "costliest" in text.stdout
+    assert "not reviewed" not in text.stdout  # every move was the seat's own
     record = json.loads(path.read_text())
     first = next(i for i, a in enumerate(record["actions"]) if a["seat"] == 0
                  and a["type"] == "discard")
     path.write_text(json.dumps({**record, "made_by": {str(first): "clock"}}))
     text = runner.invoke(app, ["review", str(path), "--seat", "0", "--bot", "efficiency"])
-    assert "skipped 1 not the player's: 0 by the bot (托管), 1 by the clock (timeout)" \
+    assert "not reviewed, made for seat 0: 1 by the clock (timeout)" \
         in " ".join(text.stdout.split())
     for args in (["--seat", "7"], ["--seat", "0", "--bot", "oracle"],
                  ["--seat", "0", "--bot", "nobody"]):
@@ -290,6 +290,10 @@ def test_the_server_never_seats_the_oracle(tmp_path: Path) -> None:
         r = client.post(f"/api/rooms/{room}/bots", json={"seat": 1, "bot": "oracle"},
                         headers=bearer(owner))
         assert r.status_code == 422 and "sees every tile" in r.text
+        unknown = client.post(f"/api/rooms/{room}/bots", json={"seat": 1, "bot": "nobody"},
+                              headers=bearer(owner))  # it named the oracle among the bots
+        assert unknown.status_code == 422 and "unknown bot 'nobody' (known: random, " \
+            "efficiency, strong, expert)" in unknown.text and "oracle" not in unknown.text
         ok = client.post(f"/api/rooms/{room}/bots", json={"seat": 1, "bot": "expert"},
                          headers=bearer(owner))
         assert ok.status_code == 200
@@ -344,3 +348,113 @@ def test_a_lone_choice_is_valued_in_points_like_the_others() -> None:
         for c in d["top"]:
             assert "points over 4 worlds" in c["detail"], c
             assert (c["value"] * 4).is_integer()  # a mean of 4 whole-point hands
+
+
+@pytest.mark.parametrize(("seat", "says"), [
+    ("7", "error: --seat 7: this record's table has 2 seats, 0 and 1"),
+    ("x", "error: --seat: expected a seat number (0 or 1 at this record's table), got 'x'"),
+    ("-1", "error: --seat: expected a seat number (0 or 1 at this record's table), got '-1'"),
+    ("1.5", "error: --seat: expected a seat number (0 or 1 at this record's table), "
+            "got '1.5'"),
+])
+def test_review_names_the_record_s_seats_for_a_bad_seat(tmp_path: Path, seat: str,
+                                                         says: str) -> None:
+    # 'x' was Typer's "Input should be a valid integer, unable to parse string as an
+    # integer", 7 "seat must be 0..1, got 7"
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(_record()))
+    out = CliRunner().invoke(app, ["review", str(path), "--seat", seat, "--bot", "efficiency"])
+    assert (out.exit_code, out.stdout, out.stderr) == (2, "", says + "\n")
+
+
+def test_review_refuses_a_seat_that_made_no_move_naming_those_that_did(
+        tmp_path: Path) -> None:
+    # the record stops after two moves, by seats 3 and 0: seat 2 never played and its
+    # review was an empty table ("0 decisions over 0 hands")
+    record = _record(players=4)
+    cut = {**record, "actions": record["actions"][:2], "over": False}
+    assert [a["seat"] for a in cut["actions"]] == [3, 0]
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(cut))
+    out = CliRunner().invoke(app, ["review", str(path), "--seat", "2", "--bot", "efficiency"])
+    assert (out.exit_code, out.stdout) == (2, "")
+    assert out.stderr == ("error: --seat 2: that seat made no move in this record; review "
+                          "seat 0 or 3\n")
+    path.write_text(json.dumps({**record, "actions": [], "over": False}))
+    out = CliRunner().invoke(app, ["review", str(path), "--seat", "0", "--bot", "efficiency"])
+    assert out.exit_code == 2 and out.stderr == (
+        "error: --seat 0: that seat made no move in this record (nor did any other): "
+        "nothing to review\n")
+
+
+def test_review_names_its_reviewing_bots_for_an_unknown_one(tmp_path: Path) -> None:
+    # it listed the registry's every bot, the random bot and the oracle included, which
+    # cannot review
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(_record()))
+    out = CliRunner().invoke(app, ["review", str(path), "--seat", "0", "--bot", "nobody"])
+    assert out.exit_code == 2 and out.stderr == (
+        "error: unknown bot 'nobody': review with expert, strong, efficiency "
+        "(expert:MS, expert@N)\n")
+    with pytest.raises(ValueError, match="seat 2 is not at this table: its seats are 0 and 1"):
+        review(_record(), 2, "efficiency")
+
+
+def test_review_text_reads_as_a_player_s_lesson(tmp_path: Path) -> None:
+    """The text review named tiles in notation only (a 财神 discard looked like any
+    other), listed a claim without its tile ("pong"), wrapped the top choices into one
+    comma-run, left the loss blank where the player agreed, said "1 decisions" and gave
+    the loss without its unit.  Seed 9, seat 0 (a random bot) reviewed by efficiency."""
+    path = tmp_path / "record.json"
+    record = _record()
+    path.write_text(json.dumps(record))
+    out = CliRunner().invoke(app, ["review", str(path), "--seat", "0", "--bot", "efficiency"],
+                             env={"COLUMNS": "200"})
+    assert out.exit_code == 0, out.stderr
+    lines = [line.rstrip() for line in out.stdout.splitlines()]
+    data = review(record, 0, "efficiency")
+    assert lines[0] == "seat 0 reviewed by efficiency; values and losses in efficiency score"
+    first = [line for line in lines if line.startswith("│   1 │")][0]
+    assert [c.strip() for c in first.split("│")[1:-1]] == [
+        "1", "1", "discard 5m 五万", "12.00", "discard 4z 北   -3918.00"]
+    rows = "\n".join(lines)
+    assert "│ discard 5m 五万 -3930.00 ◀" in rows  # the move played, among the values
+    # a pass names the discard it let go; a 财神 discard says so; an unvalued move is ?
+    assert "│  16 │    1 │ pass 1s 一条         │  993.50 │ chow 1s (1s 2s 3s) -1956.50" in rows
+    assert "│  49 │    2 │ discard 3m 三万 财神 │       ? │ discard 3z 西 -1970.00" in rows
+    assert "│  11 │    1 │ discard 2m 二万      │       ✓ │" in rows  # agreed: ✓, not blank
+    agreed = sum(d["agree"] for d in data["decisions"])
+    assert (agreed, data["reviewed"]) == (42, 186)
+    assert (f"186 decisions in 8 hands; agreed with efficiency on 42 (23%); loss "
+            f"{data['loss_total']:.2f} in total, {data['loss_per_hand']:.2f} a hand over the "
+            f"8 hands seat 0 played") in lines
+    costliest = lines[lines.index("costliest decisions:") + 1:]
+    assert costliest[0] == "  #106, hand 3: discard 3p 三筒 instead of discard 7z 中, loss 1081.00"
+    assert len(costliest) == 5
+
+
+def test_review_text_of_one_decision_says_it_in_the_singular(tmp_path: Path) -> None:
+    record = _record(players=4)
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps({**record, "actions": record["actions"][:2], "over": False}))
+    out = CliRunner().invoke(app, ["review", str(path), "--seat", "0", "--bot", "efficiency"],
+                             env={"COLUMNS": "200"})
+    assert out.exit_code == 0, out.stderr
+    assert "1 decision in 1 hand; agreed with efficiency on " in out.stdout
+
+
+def test_review_text_without_a_decision_says_so_instead_of_an_empty_table(
+        tmp_path: Path) -> None:
+    record = _record()
+    bot_made = {str(i): "bot" for i, a in enumerate(record["actions"]) if a["seat"] == 0}
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps({**record, "made_by": bot_made}))
+    out = CliRunner().invoke(app, ["review", str(path), "--seat", "0", "--bot", "efficiency"],
+                             env={"COLUMNS": "200"})
+    assert out.exit_code == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[1] == ("no decision with a choice to review: every move of this seat was "
+                        "forced or made for it")
+    assert "┏" not in out.stdout and "costliest" not in out.stdout
+    assert lines[2] == "0 decisions in 8 hands"
+    assert lines[3].startswith("not reviewed, made for seat 0: ") and "by the bot (托管)" in lines[3]

@@ -76,3 +76,14 @@ def test_a_white_dragon_standing_in_is_explained() -> None:
     assert "it is not a 财神 (rule book §5.2: hzmj rules 5.2)" in text.replace("\n", " ")
     assert glyph("5z", "1s").endswith("5z=1s[/]") and glyph("5z", "5z").startswith("[bold yellow]*")
     assert standin_note("5z") == ""  # white dragons are the 财神 themselves: nothing stands in
+
+
+def test_the_seat_rows_align_with_the_dealer_s_mark() -> None:
+    # "seat 0 you    0 pts" over "seat 1 bot 庄    0 pts": the 庄 pushed the dealer's row
+    out = io.StringIO()
+    play(Rules(), 3, 0, Feeder(out, [], "1", stop_after="live wall"), out, color=False)
+    rows = [line for line in out.getvalue().splitlines() if line.startswith("seat ")
+            and " pts  hand" in line][:4]
+    assert rows[0].startswith("seat 0 you       0 pts  hand 14")
+    assert rows[1].startswith("seat 1 bot 庄    0 pts  hand 13")
+    assert rows[2].startswith("seat 2 bot       0 pts  hand 13")

@@ -30,6 +30,7 @@ from typing import Any
 from hzmj.bots.registry import make_bot, show_match
 from hzmj.game import Match
 from hzmj.rules import Rules
+from hzmj.shown import counted
 
 WORKERS = 2
 MAX_WORKERS_PER_CPU = 4  # --workers beyond this (or beyond the games) start no more processes
@@ -171,7 +172,7 @@ def plan(bots: Sequence[str], rules: Rules, hands: int, seed: int,
     """The matches to play (see the module docstring)."""
     n = rules.players
     if len(bots) != n:
-        raise ValueError(f"{len(bots)} bots for {n} seats")
+        raise ValueError(f"{counted(len(bots), 'bot')} for {n} seats")
     per_match = rules.hands if rules.match_mode == "hands" else 8
     deals = max(1, math.ceil(hands / per_match))
     seatings = _seatings(bots)
@@ -370,12 +371,9 @@ def print_report(report: dict[str, Any], console: Any) -> None:
     def fmt(x: Any) -> str:
         return "–" if x is None else f"{x:.2f}" if isinstance(x, float) else str(x)
 
-    def many(n: int, one: str, more: str) -> str:
-        return f"{n} {one if n == 1 else more}"
-
-    title = (f"{many(report['hands'], 'hand', 'hands')} "
-             f"({many(report['matches'], 'match', 'matches')}, "
-             f"{many(report['deals'], 'deal', 'deals')}"
+    title = (f"{counted(report['hands'], 'hand')} "
+             f"({counted(report['matches'], 'match', 'matches')}, "
+             f"{counted(report['deals'], 'deal')}"
              f"{', duplicate' if report['duplicate'] else ''}), seed {report['seed']}, "
              f"{report['seconds']} s")
     table = Table(title=title)
@@ -398,4 +396,4 @@ def print_report(report: dict[str, Any], console: Any) -> None:
                       "–" if p["p_sign"] is None else f"{p['p_sign']:.3g}")
     console.print(pairs)
     for name, r in report.get("ratings", {}).items():
-        console.print(f"{name} bot ≈ {r['rating']:,} (±{r['sigma']}, {r['matches']} matches)")
+        console.print(f"{name} bot ≈ {r['rating']:,} (±{r['sigma']}, {counted(r['matches'], 'match', 'matches')})")

@@ -36,7 +36,7 @@ from hzmj.scoring import (
     score_hand,
     settle,
 )
-from hzmj.shown import shown
+from hzmj.shown import counted, shown
 from hzmj.tiles import (
     WHITE,
     Hand,
@@ -78,7 +78,7 @@ class _OneLineErrors(TyperGroup):
         try:
             code = run()
         except typer.TyperException as exc:  # Typer's usage errors and InputError
-            typer.echo(f"error: {_one_line(exc.format_message())}{_help_hint(exc)}", err=True)
+            typer.echo(f"error: {_one_line(_plain_words(exc))}{_help_hint(exc)}", err=True)
             sys.exit(exc.exit_code)
         except typer.Abort:
             typer.echo("Aborted!", err=True)
@@ -95,6 +95,29 @@ def _bare_ray(args: list[str]) -> list[str]:
         if a == "--ray" and (i + 1 == len(args) or args[i + 1].startswith("-")):
             out.append("local")
     return out
+
+
+def _plain_words(exc: typer.TyperException) -> str:
+    """Typer's message, or for a value pydantic refused (Typer converts with it) the
+    option and what it wants: ``--hands: expected a whole number, got 'x'``, not "Invalid
+    value for '--hands': Input should be a valid integer, unable to parse string as an
+    integer"."""
+    from pydantic import ValidationError
+
+    cause, param = exc.__cause__, getattr(exc, "param", None)
+    if not isinstance(cause, ValidationError) or param is None or not cause.errors():
+        return exc.format_message()
+    error = cause.errors()[0]
+    bound = error.get("ctx", {})
+    wants = {"int_parsing": "a whole number", "int_from_float": "a whole number",
+             "float_parsing": "a number",
+             "greater_than_equal": f"at least {bound.get('ge')}",
+             "less_than_equal": f"at most {bound.get('le')}"}.get(error["type"])
+    name = param.opts[0] if getattr(param, "opts", None) and param.param_type_name == "option" \
+        else (param.metavar or param.name or "").upper()
+    if wants is None:  # a choice (--log-level): pydantic's words, without its prefix
+        return f"{name}: {error['msg'].removeprefix('Value error, ')}"
+    return f"{name}: expected {wants}, got {shown(error.get('input'))}"
 
 
 def _one_line(message: str) -> str:
@@ -159,7 +182,7 @@ def parse_rules(items: Sequence[str] | None, *, players: int | None = None,
     """Rules from ``--rule KEY=VALUE`` items; ``players`` overrides the rules' own, or,
     with ``bots`` (the count of ``--bots``, which seats one bot each), must match them."""
     if bots and players not in (2, 3, 4):
-        fail(f"--bots lists {players} bots: a table seats 2, 3 or 4 (one bot per seat)")
+        fail(f"--bots lists {counted(players or 0, 'bot')}: a table seats 2, 3 or 4 (one bot per seat)")
     try:
         # --players goes in first so that rules depending on it (缺一门) validate with it
         base = Rules() if players is None else Rules(players=players)
@@ -167,7 +190,8 @@ def parse_rules(items: Sequence[str] | None, *, players: int | None = None,
     except RulesError as exc:
         fail(f"rule {exc}")
     if bots and rules.players != players:
-        fail(f"--rule players={rules.players} but --bots lists {players} bots (one per seat)")
+        fail(f"--rule players={rules.players} but --bots lists {counted(players or 0, 'bot')} (one per "
+             "seat)")
     try:
         return rules if players is None else rules.replace(players=players)
     except RulesError as exc:
@@ -223,11 +247,27 @@ def read_record_file(path: str) -> Any:
         with open(path, encoding="utf-8") as fh:
             return json.load(fh)
     except (OSError, ValueError, RecursionError) as exc:  # JSONDecodeError, not UTF-8
-        # Python's own words for a 5,000-digit number advise sys.set_int_max_str_digits
-        reason = ("a number in it has too many digits" if "int_max_str_digits" in str(exc)
-                  else "the file is empty" if isinstance(exc, json.JSONDecodeError)
-                  and not exc.doc.strip() else str(exc))
-        fail(f"cannot read {path}: {reason}")
+        fail(f"cannot read {path}: {_file_problem(exc)}")
+
+
+def _file_problem(exc: Exception) -> str:
+    """What is wrong with a file, in a few words rather than Python's ("[Errno 21] Is a
+    directory: 'x'", "'utf-8' codec can't decode byte 0xff in position 0: …")."""
+    if isinstance(exc, IsADirectoryError):
+        return "it is a directory, not a file"
+    if isinstance(exc, FileNotFoundError):
+        return "no such file"
+    if isinstance(exc, PermissionError):
+        return "permission denied"
+    if isinstance(exc, UnicodeDecodeError):
+        return (f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at position "
+                f"{exc.start}): a record is JSON")
+    if isinstance(exc, json.JSONDecodeError) and not exc.doc.strip():
+        return "the file is empty"
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not JSON: {exc}"
+    # Python's own words for a 5,000-digit number advise sys.set_int_max_str_digits
+    return "a number in it has too many digits" if "int_max_str_digits" in str(exc) else str(exc)
 
 
 def print_json(data: Any) -> None:
@@ -542,7 +582,7 @@ def simulate_command(
         print_json(data)
         return
     out = _console()
-    table = Table(title=f"{data['hands']} hands, seed {seed}, bots {','.join(names)}")
+    table = Table(title=f"{counted(data['hands'], 'hand')}, seed {seed}, bots {','.join(names)}")
     table.add_column("statistic")
     table.add_column("value")
     for key in ("hands", "matches", "wins", "draws", "mean_multiplier", "points", "zero_sum",
@@ -571,15 +611,19 @@ def _on_cluster(run: Callable[[], T]) -> T:
         fail(str(exc))
 
 
-def _bot_factory(names: Sequence[str], players: int) -> Any:
-    """The bot registry's ``make_bot``, once every name is known to it."""
+def _bot_factory(names: Sequence[str], players: int, fair: bool = False,
+                 option: str = "--bot") -> Any:
+    """The bot registry's ``make_bot``, once every name is known to it (``fair``: and
+    keeps to its seat's view)."""
     from hzmj.bots.registry import make_bot
 
     if len(names) != players:
-        fail(f"--bot lists {len(names)} bots for {players} seats")
+        fail(f"{option} lists {counted(len(names), 'bot')} for {counted(players, 'seat')}")
+    if not all(names):  # "random,,random" or a trailing comma: "unknown bot ''"
+        fail(f"{option}: a bot name is missing in {shown(','.join(names))}")
     for name in names:
         try:
-            make_bot(name, 0)
+            make_bot(name, 0, fair=fair)
         except ValueError as exc:
             fail(str(exc))
     return make_bot
@@ -603,7 +647,7 @@ def replay_command(
         match = replay(record)
         problems = verify(record) if verify_flag else []
     except RecordError as exc:
-        fail(str(exc))
+        fail(f"{record_path}: {exc}")
     out = _console()
     for event in match.log:
         out.print(Text(_event_line(event.to_json())))
@@ -612,7 +656,7 @@ def replay_command(
             for p in problems:
                 typer.echo(f"DIFFERENCE: {p}", err=True)
             raise typer.Exit(1)
-        out.print(Text(f"verified: {len(match.actions)} actions replay identically"))
+        out.print(Text(f"verified: {counted(len(match.actions), 'action')} replayed identically"))
         if "commitment" in record:
             out.print(Text(f"fair: SHA-256 of the seed and salt is the commitment "
                            f"{record['commitment']} published at the start"))
@@ -622,17 +666,22 @@ def replay_command(
 def review_command(
     record_path: Annotated[str, typer.Argument(metavar="RECORD.json",
                                                help="A game record (JSON).")],
-    seat: Annotated[int, typer.Option("--seat", help="The seat to review (0 = first).")],
+    seat_text: Annotated[str, typer.Option("--seat", metavar="SEAT",
+                                           help="The seat to review (0 = first).")],
     bot: Annotated[str, typer.Option("--bot", help="The reviewing bot (expert, expert:MS, "
                                      "expert@N, strong, efficiency).")] = "expert",
     as_json: JsonOpt = False,
 ) -> None:
     """AI review: each decision of one seat, from its view only, against the bot's best."""
-    from hzmj.record import RecordError
+    from hzmj.record import RecordError, replay
     from hzmj.review import review
 
     record = read_record_file(record_path)
-    _bot_factory([bot], 1)  # checks the name
+    try:
+        match = replay(record)
+    except RecordError as exc:
+        fail(f"{record_path}: {exc}")
+    seat = _review_seat(seat_text, match.n, {a.seat for a in match.actions})
     try:
         report = review(record, seat, bot)
     except (RecordError, ValueError) as exc:
@@ -640,36 +689,119 @@ def review_command(
     if as_json:
         print_json(report)
         return
+    _show_review(report, _ReviewWords(record, match))
+
+
+def _review_seat(text: str, players: int, moved: set[int]) -> int:
+    """``--seat`` of ``hzmj review``: a seat of the record's table that made a move."""
+    from hzmj.review import seat_list
+
+    number = text.strip()
+    if not (number.isascii() and number.isdigit() and len(number) <= 3):
+        fail(f"--seat: expected a seat number ({seat_list(range(players), 'or')} at this "
+             f"record's table), got {shown(text)}")
+    if int(number) >= players:
+        fail(f"--seat {int(number)}: this record's table has {players} seats, "
+             f"{seat_list(range(players), 'and')}")
+    if int(number) not in moved:
+        fail(f"--seat {int(number)}: that seat made no move in this record"
+             + (f"; review seat {seat_list(sorted(moved), 'or')}" if moved else
+                " (nor did any other): nothing to review"))
+    return int(number)
+
+
+class _ReviewWords:
+    """A decision's moves in a player's words: the tile with its Chinese name, 财神 marked
+    (the kind of that hand, RULES §4.5), and the discard a claim or a pass answers."""
+
+    def __init__(self, record: Any, match: Any) -> None:
+        self.caishen = {int(e.data["hand_no"]): tile(e.data["caishen"]) for e in match.log
+                        if e.type == "hand_start"}
+        self.on_offer: list[str | None] = []  # the last discard before each action
+        last = None
+        for action in record["actions"]:
+            self.on_offer.append(last)
+            last = action["tile"] if action["type"] == "discard" else last
+
+    def tile(self, name: str, hand_no: int) -> str:
+        kind = tile(name)
+        mark = " 财神" if self.caishen.get(hand_no) == kind else ""
+        return f"{name} {tile_name_zh(kind)}{mark}"
+
+    def action(self, a: dict[str, Any], index: int, hand_no: int) -> str:
+        kind, offer = a["type"], self.on_offer[index]
+        if kind == "discard":
+            return f"discard {self.tile(a['tile'], hand_no)}"
+        if kind == "kong":
+            return f"kong {self.tile(a['tile'], hand_no)} ({KONG_KINDS[a['kind']]})"
+        if kind == "chow" and offer is not None:
+            run = sorted([*a["tiles"], offer], key=tile)
+            return f"chow {offer} ({' '.join(run)})"
+        if kind in ("pong", "pass") and offer is not None:
+            return f"{kind} {self.tile(offer, hand_no)}"
+        return {"win": "win (胡)", "pass": "pass (过)"}.get(kind, str(kind))
+
+
+KONG_KINDS: dict[str, str] = {"concealed": "暗杠 concealed", "exposed": "明杠 exposed",
+                              "added": "加杠 added"}
+
+
+def _show_review(report: dict[str, Any], words: _ReviewWords) -> None:
+    """``hzmj review`` as text: each decision with the bot's values, then the summary."""
+    from rich.cells import cell_len
+
     out = _console()
-    table = Table(title=f"seat {seat} reviewed by {bot} (values: {report['unit']})")
-    for col in ("#", "hand", "played", "best", "loss", "top choices"):
-        table.add_column(col)
-    for d in report["decisions"]:
-        top = ", ".join(f"{_action_text(c['action'])} {c['value']:.2f}" for c in d["top"])
-        loss = "?" if d["loss"] is None else f"{d['loss']:.2f}"
-        table.add_row(str(d["index"]), str(d["hand_no"]), _action_text(d["played"]),
-                      _action_text(d["best"]), "" if d["agree"] else loss, top)
-    out.print(table)
-    agreement = report["agreement"]
-    out.print(Text(f"{report['reviewed']} decisions over {report['hands_reviewed']} hands; agreement "
-                   f"{'–' if agreement is None else f'{agreement:.0%}'}; loss "
-                   f"{report['loss_total']:.2f} in total, {report['loss_per_hand']:.2f} "
-                   f"per hand over the {report['hands_played']} the player played"))
-    skipped = report["skipped"]
-    if any(skipped.values()):
-        out.print(Text(f"skipped {sum(skipped.values())} not the player's: "
-                       f"{skipped['bot']} by the bot (托管), {skipped['clock']} by the clock "
-                       "(timeout)"))
+    bot, unit = report["bot"], report["unit"]
+    out.print(Text(f"seat {report['seat']} reviewed by {bot}; values and losses in "
+                   f"{unit}", style="bold"))
+    decisions = report["decisions"]
+    if not decisions:
+        out.print(Text("no decision with a choice to review: every move of this seat was "
+                       "forced or made for it"))
+    else:
+        table = Table()
+        table.add_column("#", justify="right")
+        table.add_column("hand", justify="right")
+        table.add_column("move played")
+        table.add_column("loss", justify="right")
+        table.add_column("values, its choice first")
+        for d in decisions:
+            at, hand_no = d["index"], d["hand_no"]
+            moves = [words.action(c["action"], at, hand_no) for c in d["top"]]
+            values = [f"{c['value']:+.2f}" for c in d["top"]]
+            width, digits = max(cell_len(m) for m in moves), max(len(v) for v in values)
+            lines = [f"{m}{' ' * (width - cell_len(m))} {v:>{digits}}"
+                     + (" ◀" if c["action"] == d["played"] else "")
+                     for m, v, c in zip(moves, values, d["top"], strict=True)]
+            loss = "✓" if d["agree"] else "?" if d["loss"] is None else f"{d['loss']:.2f}"
+            table.add_row(str(at), str(hand_no), words.action(d["played"], at, hand_no),
+                          loss, Text("\n".join(lines)))
+        out.print(table)
+        unvalued = ("; ?: a move it did not value" if any(d["loss"] is None for d in decisions)
+                    else "")
+        out.print(Text(f"#: the move's number in the record; ◀: the move played; ✓: it is "
+                       f"{bot}'s choice or valued as high; loss: how much less {bot} values "
+                       f"it than its choice{unvalued}", style="dim"))
+    agreed = sum(d["agree"] for d in decisions)
+    out.print(Text(
+        f"{counted(report['reviewed'], 'decision')} in "
+        f"{counted(report['hands_reviewed'], 'hand')}" + (
+            f"; agreed with {bot} on {agreed} ({report['agreement']:.0%}); loss "
+            f"{report['loss_total']:.2f} in total, {report['loss_per_hand']:.2f} a hand over "
+            f"the {counted(report['hands_played'], 'hand')} seat {report['seat']} played"
+            if decisions else "")))
+    made_for = [f"{n} by {who}" for n, who in ((report["skipped"]["bot"], "the bot (托管)"),
+                                               (report["skipped"]["clock"],
+                                                "the clock (timeout)")) if n]
+    if made_for:
+        out.print(Text(f"not reviewed, made for seat {report['seat']}: {', '.join(made_for)}"))
+    if report["costliest"]:
+        out.print(Text("costliest decisions:"))
     for d in report["costliest"]:
-        out.print(Text(f"  costliest: #{d['index']} (hand {d['hand_no']}) played "
-                       f"{_action_text(d['played'])}, best {_action_text(d['best'])}, "
-                       f"loss {d['loss']:.2f}"))
-
-
-def _action_text(a: dict[str, Any]) -> str:
-    extra = a.get("tile") or "".join(a.get("tiles") or ()) or ""
-    kind = f" {a['kind']}" if a.get("kind") else ""
-    return f"{a['type']} {extra}{kind}".strip()
+        at, hand_no = d["index"], d["hand_no"]
+        out.print(Text(f"  #{at}, hand {hand_no}: {words.action(d['played'], at, hand_no)}"
+                       f" instead of {words.action(d['best'], at, hand_no)}, loss "
+                       f"{d['loss']:.2f}"))
 
 
 def _event_line(e: dict[str, Any]) -> str:
@@ -819,7 +951,7 @@ def node_drain_command(
     except TimeoutError as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise typer.Exit(1) from None
-    print(f"node {node} drained: {moved} rooms moved; it can be stopped now")
+    print(f"node {node} drained: {counted(moved, 'room')} moved; it can be stopped now")
 
 
 # --------------------------------------------------------------------------------------
@@ -884,7 +1016,8 @@ def arena_command(
     from hzmj.bots.registry import sees_all
 
     names = [b.strip() for b in bots.split(",")]
-    _bot_factory([n.partition(":")[0] for n in names], len(names))  # checks the names
+    _bot_factory([n.partition(":")[0] for n in names], len(names),
+                 option="--bots")  # checks the names
     if rate and any(sees_all(n) for n in names):
         fail("--rate: the oracle sees every tile and has no place on the leaderboard "
              "(measurement only, docs/bots.md)")
@@ -947,14 +1080,20 @@ def play_command(
     from hzmj.bots.registry import sees_all
     from hzmj.terminal import TerminalTable
 
-    _bot_factory([bot], 1)  # checks the name and its budget or sample count
     if sees_all(bot):
         fail(f"{bot} sees every tile: it never plays at a table with a human (RULES §13)")
+    _bot_factory([bot], 1, fair=True)  # checks the name and its budget or sample count
     rules = parse_rules(rule)
     if not 0 <= seat < rules.players:
-        fail(f"--seat must be 0..{rules.players - 1}, got {seat}")
+        from hzmj.review import seat_list
+
+        fail(f"--seat {seat}: the table has {rules.players} seats, "
+             f"{seat_list(range(rules.players), 'and')}")
     if record is not None and not Path(record).resolve().parent.is_dir():
         fail(f"--record: no directory for {record}")  # said before the match, not after
+    if record is not None and Path(record).is_dir():
+        fail(f"--record: {record} is a directory: name a file, e.g. "
+             f"{Path(record) / 'match.json'}")
     table = TerminalTable(rules, seed, seat, sys.stdin, sys.stdout, bot=bot)
     code = table.run()
     if record is not None:

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from hzmj.events import Action, Event, ProtocolError, action_from_json
 from hzmj.rules import Rules
-from hzmj.shown import clip, shown
+from hzmj.shown import clip, counted, shown
 
 if TYPE_CHECKING:
     from hzmj.game import Match
@@ -192,7 +192,7 @@ def _made_by(raw: Any, actions: int) -> dict[int, str]:
         if not (isinstance(key, str) and key.isdecimal() and key == str(int(key))
                 and int(key) < actions):
             raise RecordError(f"made_by: {shown(key, 40)} is not the index of one of the "
-                              f"{actions} actions")
+                              f"{counted(actions, 'action')}")
         if by not in MADE_BY:
             raise RecordError(f"made_by: action {key} made by {shown(by, 40)}, not one of "
                               f"{', '.join(MADE_BY)}")

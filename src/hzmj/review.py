@@ -16,11 +16,11 @@ of a seat that has left the match (``Match.is_auto``, RULES §8.5), are counted 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
 from hzmj.bots.base import Bot
-from hzmj.bots.registry import make_bot, sees_all
+from hzmj.bots.registry import BOT_NAMES, make_bot, sees_all
 from hzmj.events import Action
 from hzmj.record import MADE_BY, RecordError, replay_steps
 from hzmj.shown import shown
@@ -53,19 +53,23 @@ def review(record: Mapping[str, Any], seat: int, bot: str = DEFAULT_BOT,
     ``loss``: ``None`` when the bot did not value the move played; ``agree``: the move
     played is the bot's choice or valued at least as high, and then ``loss`` is 0).
     ``ValueError`` for a seat not at the table, a bot that sees hidden tiles, or one whose
-    values do not rank the moves (the random bot: not one of :data:`UNITS`);
-    :class:`RecordError` for a record that does not replay.
+    values do not rank the moves (the random bot: not one of :data:`UNITS`), an unknown
+    bot; :class:`RecordError` for a record that does not replay.
     """
     if sees_all(bot):
         raise ValueError(f"{bot} sees every tile: a review uses the seat's view only")
-    reviewer = make_bot(bot, 0)
     base = bot.partition(":")[0].partition("@")[0]
-    if base not in UNITS:
+    if base in BOT_NAMES and base not in UNITS:
         raise ValueError(f"{bot} values every legal move alike: it cannot review (every "
                          f"move would agree with it); review with {', '.join(UNITS)}")
+    if base not in UNITS:
+        raise ValueError(f"unknown bot {shown(bot)}: review with {', '.join(UNITS)} "
+                         "(expert:MS, expert@N)")
+    reviewer = make_bot(bot, 0)  # ValueError for a bad budget or sample count
     match, steps = replay_steps(record)
     if not (isinstance(seat, int) and 0 <= seat < match.n):
-        raise ValueError(f"seat must be 0..{match.n - 1}, got {shown(seat)}")
+        raise ValueError(f"seat {shown(seat)} is not at this table: its seats are "
+                         f"{seat_list(range(match.n), 'and')}")
     from hzmj.game import Match  # replayed again, stopping at each decision
 
     live = Match(match.rules, match.seed)
@@ -125,6 +129,12 @@ def review(record: Mapping[str, Any], seat: int, bot: str = DEFAULT_BOT,
         "costliest": sorted((d for d in decisions if d["loss"]),
                             key=lambda d: -d["loss"])[:COSTLIEST],
     }
+
+
+def seat_list(seats: Iterable[int], last: str) -> str:
+    """``"0, 1, 2 and 3"`` (``last`` "and") or ``"0 or 1"`` (``last`` "or")."""
+    names = [str(s) for s in seats]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} {last} {names[-1]}"
 
 
 def _decision(index: int, hand_no: int, bot: Bot, view: dict[str, Any],

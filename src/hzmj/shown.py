@@ -1,6 +1,7 @@
-"""How errors name a client's input: quoted, and cut to a few dozen characters, so that
-a pasted file or a hostile client's megabyte is never echoed back (into a response, a
-WebSocket close frame, a log line or a terminal)."""
+"""How messages show values: a client's input quoted and cut to a few dozen characters,
+so that a pasted file or a hostile client's megabyte is never echoed back (into a
+response, a WebSocket close frame, a log line or a terminal); a count with its noun in
+the singular or plural."""
 
 from __future__ import annotations
 
@@ -16,3 +17,9 @@ def clip(text: str, most: int = MOST) -> str:
 def shown(value: object, most: int = MOST) -> str:
     """``repr(value)`` cut to ``most`` characters (``…`` where cut)."""
     return clip(repr(value), most)
+
+
+def counted(n: int, one: str, many: str | None = None) -> str:
+    """``"1 hand"``, ``"2 hands"``: ``n`` and its noun, ``many`` (default ``one + "s"``)
+    unless ``n`` is 1."""
+    return f"{n} {one if n == 1 else many or one + 's'}"

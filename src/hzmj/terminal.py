@@ -27,6 +27,7 @@ from hzmj.bots.seat import read_seat
 from hzmj.events import Action, Chow, Discard, Kong, Pass, Win
 from hzmj.game import Match
 from hzmj.rules import Rules
+from hzmj.shown import counted
 from hzmj.tiles import Tile, TileParseError, tile, tile_glyph, tile_name, tile_name_zh
 
 QUIT = ("q", "quit", "exit")
@@ -213,7 +214,8 @@ class TerminalTable:
                              + "]" for md in p["melds"])
             discards = " ".join(glyph(d["tile"], cs) + ("↗" if d["claimed_by"] is not None
                                                          else "") for d in p["discards"])
-            self._say(f"seat {p['seat']} {who}{' 庄' if p['dealer'] else ''} "
+            dealer = " 庄" if p["dealer"] else "   "  # 庄 is two columns wide: rows align
+            self._say(f"seat {p['seat']} {who}{dealer} "
                       f"{p['points']:>4} pts  hand {p['concealed_count']:>2}  "
                       f"melds {melds or '–'}  discards {discards or '–'}")
         if cs_note and "5z" in view["hand"]:
@@ -282,7 +284,7 @@ class TerminalTable:
                 self._show_settlement(data)
             elif kind == "match_end":
                 ranking = ", ".join(f"seat {s} ({data['points'][s]})" for s in data["ranking"])
-                self._say(f"\n══ match over after {data['hands']} hands: {ranking} ══")
+                self._say(f"\n══ match over after {counted(data['hands'], 'hand')}: {ranking} ══")
 
     def _show_win(self, data: dict[str, Any], who: str) -> None:
         sc = data["score"]

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
-from hzmj.shown import clip
+from hzmj.shown import clip, counted
 
 Tile = int
 """A tile kind, ``0..33`` (see the module docstring)."""
@@ -335,7 +335,8 @@ class Meld:
         else:
             ok = len(ts) == 4 and ts[0] == ts[3]
         if not ok:
-            raise ValueError(f"{format_tiles(ts)} is not a valid {self.kind.value}")
+            raise ValueError(f"{format_tiles(ts)} is not a valid "
+                             f"{self.kind.value.replace('_', ' ')}")
 
     @property
     def is_kong(self) -> bool:
@@ -396,6 +397,10 @@ _BRACKETS: Final = {"[": "]", "(": ")", "{": "}"}
 
 def _meld_from(text: str, pos: int, opener: str, tiles: list[Tile], caishen: Tile | None) -> Meld:
     ts = tuple(sorted(tiles))
+    if len(ts) not in (3, 4):  # was "99999s is not a valid chow"
+        raise TileParseError(text, pos, f"not a valid meld: {clip(format_tiles(ts), 2 * EXCERPT)}"
+                                        f" is {counted(len(ts), 'tile')}; a meld is 3 (chow, "
+                                        "pong) or 4 (kong)")
     if opener == "(":
         kind = MeldKind.CONCEALED_KONG
     elif opener == "{":

@@ -32,6 +32,7 @@ from hzmj.bots.seat import SeatInfo, read_seat, remove_tiles
 from hzmj.events import Action, Chow, Discard, Kong, Pass, Pong, Win
 from hzmj.hand import split_wilds
 from hzmj.scoring import discard_win_allowed, score_hand, tan_limit
+from hzmj.shown import counted
 from hzmj.tiles import Hand, Meld, MeldKind, Tile, format_tiles
 
 OTHER_WIN_PER_DRAW = 0.05
@@ -69,7 +70,7 @@ class HandValue:
     def describe(self) -> str:
         """``"shanten 1, 12 useful tiles unseen"``: the hint's words."""
         what = "winning" if self.shanten == 0 else "useful"
-        return f"shanten {self.shanten}, {self.tiles} {what} tiles unseen"
+        return f"shanten {self.shanten}, {counted(self.tiles, what + ' tile')} unseen"
 
 
 def value_of(state: an.State, info: SeatInfo) -> HandValue:

@@ -45,6 +45,7 @@ from hzmj.bots.strong import StrongBot
 from hzmj.determinize import determinize
 from hzmj.events import Action, Discard, IllegalActionError, Win
 from hzmj.game import Match
+from hzmj.shown import counted
 
 DEFAULT_BUDGET_MS = 100
 PRIOR_BUDGET_MS = 100
@@ -127,7 +128,7 @@ def rank(prior: Sequence[Candidate], values: dict[Action, list[int]], label: str
     out = [first] + [c for c in order if c is not first]
     out += [c for c in prior if not values.get(c.action) and c is not first]
     return [Candidate(c.action, mean(c.action) if values.get(c.action) else c.value,
-                      f"{mean(c.action):+.2f} points over {len(values[c.action])} {label}; "
+                      f"{mean(c.action):+.2f} points over {counted(len(values[c.action]), label)}; "
                       f"{c.detail}" if values.get(c.action) else c.detail)
             for c in out]
 
@@ -205,7 +206,7 @@ class ExpertBot(ExplainingBot):
 
         values = search(actions, view["seat"],
                         lambda i: determinize(view, random.Random(base + i)), more)
-        ranked = rank(prior, values, "worlds", z=math.inf if wins else self.z)
+        ranked = rank(prior, values, "world", z=math.inf if wins else self.z)
         self.stats["searched"] += 1
         if ranked[0].action != prior[0].action:
             self.stats[f"override:{view['phase']}:{prior[0].action.type}->"

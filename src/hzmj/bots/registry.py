@@ -41,17 +41,29 @@ SEES_ALL: Final = frozenset({"oracle"})
 """Bots that read hidden tiles: never at a table with a human (RULES §13)."""
 
 BOT_NAMES: tuple[str, ...] = tuple(_FACTORIES)
+FAIR_BOT_NAMES: Final = tuple(n for n in BOT_NAMES if n not in SEES_ALL)
+"""The bots that keep to their seat's view: the ones a table, a learner's env or a
+review may seat."""
 MAX_BUDGET_MS: Final = 2000  # a bot seat must never stall its table
 MAX_SAMPLES: Final = 64  # an expert's worlds per decision (fixed-sample mode)
 
 
-def make_bot(name: str, seed: int, /) -> Bot:
+def make_bot(name: str, seed: int, /, *, fair: bool = False) -> Bot:
     """A new bot called ``name`` with its own ``seed``; ``ValueError`` for an unknown
-    name (the message lists the known ones) or a bad budget."""
+    name (the message lists the known ones) or a bad budget.  ``fair``: only a bot that
+    keeps to its seat's view (:data:`FAIR_BOT_NAMES`); the oracle is refused and never
+    named among the choices."""
     base, _, budget = name.partition(":")
     base, at, samples = base.partition("@")
     if base not in _FACTORIES:
-        raise ValueError(f"unknown bot {name!r} (known: {', '.join(BOT_NAMES)})")
+        oracle = "" if fair else (f"; for measurement only: {', '.join(sorted(SEES_ALL))}, "
+                                  "which sees every tile")
+        raise ValueError(f"unknown bot {name!r} (known: {', '.join(FAIR_BOT_NAMES)}"
+                         f"{oracle})")
+    if fair and base in SEES_ALL:
+        raise ValueError(f"{name} sees every tile: it is for measurement only (hzmj arena, "
+                         f"hzmj simulate; docs/bots.md); choose one of "
+                         f"{', '.join(FAIR_BOT_NAMES)}")
     if at:
         if (base != "expert" or budget or not samples.isascii() or not samples.isdigit()
                 or not 1 <= int(samples) <= MAX_SAMPLES):

@@ -66,14 +66,13 @@ class HzmjSeatEnv(gym.Env[dict[str, Any], Any]):
                              f"{illegal_penalty!r}")
         self.illegal_action = illegal_action
         self.illegal_penalty = float(illegal_penalty)
-        from hzmj.bots.registry import make_bot, sees_all
+        from hzmj.bots.registry import make_bot
 
         if not isinstance(opponents, str):
             raise ValueError(f"opponents must be a bot name, got {opponents!r}")
-        if sees_all(opponents):  # it failed at reset: no driver here shows it the match
-            raise ValueError(f"{opponents} sees every tile: it plays only where a driver "
-                             "shows it the match (measurement only, docs/bots.md)")
-        make_bot(opponents, 0)  # ValueError for an unknown name or a bad budget, not at reset
+        # ValueError for an unknown name, a bad budget or the oracle, which failed at reset
+        # (no driver here shows it the match), not at reset
+        make_bot(opponents, 0, fair=True)
         self.seat = seat
         self.opponents = opponents
         self.max_hands = None if max_hands is None else count_of("max_hands", max_hands)

@@ -10,6 +10,7 @@ import asyncio
 import json
 import logging
 import logging.config
+import os
 import re
 from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -44,7 +45,7 @@ from hzmj.server.account_protocol import Ok, warm_names
 from hzmj.server.account_routes import account_routes, seat_name, seat_taken
 from hzmj.server.accounts import Accounts, Throttle
 from hzmj.server.bots import REVIEW_BOT, REVIEW_BOTS, UnknownBotError, get_bot, hint_bot
-from hzmj.server.config import ServerConfig, tune_gc
+from hzmj.server.config import ServerConfig, tune_gc, unknown_variables
 from hzmj.server.guard import (
     CONNECT_COUNTED,
     NETWORK_SHARE,
@@ -787,6 +788,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None,
         raise SystemExit(f"error: cannot open the database {db_shown}: {problem}")
     logs = log_config(log_level, cfg.log_format)
     logging.config.dictConfig(logs)
+    for warning in unknown_variables(os.environ):  # said in the log's own format
+        log.warning(warning)
     node = f", node at {cfg.node_url}, Redis {_hide(cfg.redis)}" if cfg.redis else ""
     local = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     print(f"hzmj table server: open http://{local}:{port}/  (database {db_shown}{node})",

@@ -19,6 +19,7 @@ from hzmj.bots.base import Bot
 from hzmj.bots.registry import STRONGEST, make_bot, sees_all
 from hzmj.events import Action
 from hzmj.server.config import tune_gc
+from hzmj.shown import counted
 
 log = logging.getLogger("hzmj.server")
 T = TypeVar("T")
@@ -68,7 +69,7 @@ def get_bot(name: str, seed: int) -> Bot:
         raise UnknownBotError(f"{name} sees every tile: it is for measurement only and "
                               "never plays in a room with a human")
     try:
-        return make_bot(name, seed)
+        return make_bot(name, seed, fair=True)
     except ValueError as exc:
         raise UnknownBotError(str(exc)) from None
 
@@ -293,7 +294,7 @@ class Thinker:
         if (self._restarted_at is not None
                 and time.monotonic() < self._restarted_at + DEGRADED_AFTER_RESTART):
             found.append(f"a {self.kind} worker died and was replaced "
-                         f"({self.restarts} restarts)")
+                         f"({counted(self.restarts, 'restart')})")
         return found
 
     def close(self) -> None:

@@ -59,6 +59,7 @@ from hzmj.server.guard import (
 from hzmj.server.protocol import RoomInfo
 from hzmj.server.rooms import Lobby, Room, cancel_and_wait
 from hzmj.server.storage import Store
+from hzmj.shown import counted
 
 log = logging.getLogger("hzmj.server.cluster")
 
@@ -585,8 +586,8 @@ class ClusterLobby(Lobby):
         lease TTL later, after the rooms' owners took their leases again, so that no node
         takes another's rooms meanwhile; a node that starts registers them at once."""
         if not starting:
-            log.warning("node %s: Redis lost the cluster's keys; registering %d rooms again",
-                        self.node_id, len(self.owned))
+            log.warning("node %s: Redis lost the cluster's keys; registering %s again",
+                        self.node_id, counted(len(self.owned), "room"))
         await self._register(await self.store.unfinished_rooms() if starting else {})
         if not starting:
             self._spawn(self._register_stored(self.ttl_ms / 1000))
@@ -650,7 +651,7 @@ class ClusterLobby(Lobby):
         if self.draining:
             return
         self.draining = True
-        log.info("node %s: draining %d rooms", self.node_id, len(self.owned))
+        log.info("node %s: draining %s", self.node_id, counted(len(self.owned), "room"))
         await self._beat()  # placement stops choosing this node now
         await asyncio.gather(*(self._give_up(room_id, 1012, "the room moved to another server")
                                for room_id in list(self.owned)))

@@ -8,15 +8,17 @@ that protect the server (sizes, rates, caps, lifetimes) all live here, documente
 
 from __future__ import annotations
 
+import difflib
 import gc
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 from urllib.parse import urlsplit
 
-from hzmj.shown import shown
+from hzmj.shown import clip, shown
 
 
 def database_url(db: str) -> str:
@@ -49,6 +51,11 @@ def web_address(url: str) -> bool:
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
 
+
+SCRIPT_VARIABLES: Final = frozenset({"HZMJ_PG_DB", "HZMJ_PG_USER", "HZMJ_PG_PASSWORD",
+                                     "HZMJ_REDIS_PORT", "HZMJ_REDIS_DIR"})
+"""``HZMJ_*`` variables of the project's scripts (``.ci/postgres.sh``, ``.ci/redis.sh``),
+not the server's settings; ``HZMJ_TEST_*`` are the tests'."""
 
 MAX_REVIEW_WORKERS = 64
 """Processes the AI reviews may have at most (each is a whole Python process)."""
@@ -222,6 +229,24 @@ class ServerConfig:
             else:
                 values[f.name] = raw
         return replace(cls(**values), **{k: v for k, v in overrides.items() if v is not None})
+
+
+def unknown_variables(environ: Mapping[str, str]) -> list[str]:
+    """A warning for each ``HZMJ_*`` name in ``environ`` that is no setting of
+    :class:`ServerConfig` (a typo such as ``HZMJ_REVEIW_WORKERS`` was silently ignored),
+    naming the closest setting; the scripts' and the tests' variables are left out.  Only
+    names are shown, never values (a misspelt ``HZMJ_METRICS_TOKEN`` holds a secret)."""
+    settings = [f.name.upper() for f in fields(ServerConfig)]
+    warnings = []
+    for name in sorted(environ):
+        if (not name.upper().startswith("HZMJ_") or name[5:] in settings and name[:5] == "HZMJ_"
+                or name in SCRIPT_VARIABLES or name.startswith("HZMJ_TEST_")):
+            continue  # hzmj_bot_delay is not read either: names are upper-case
+        close = difflib.get_close_matches(name[5:].upper(), settings, n=1)  # not by the prefix
+        warnings.append(f"{clip(name)} is not a setting of the server and is ignored"
+                        + (f": did you mean HZMJ_{close[0]}?" if close else
+                           " (the settings: docs/protocol.md, \"Settings\")"))
+    return warnings
 
 
 def tune_gc(gen0: int) -> None:

@@ -73,7 +73,7 @@ from hzmj.server.storage import (
     StoredSeat,
     hash_token,
 )
-from hzmj.shown import shown
+from hzmj.shown import counted, shown
 
 log = logging.getLogger("hzmj.server")
 T = TypeVar("T")
@@ -1354,7 +1354,8 @@ class Lobby:
         :meth:`adopt`: a room that cannot be rebuilt never stops the server)."""
         for stored in await self.store.load_rooms():
             await self.adopt(stored)
-        log.info("restored %d rooms (%d quarantined)", len(self.rooms), len(self.quarantined))
+        log.info("restored %s (%d quarantined)", counted(len(self.rooms), "room"),
+                 len(self.quarantined))
         self.start_services()
 
     @property
