@@ -62,6 +62,24 @@ BROKEN_WORDS = """(selector) => {
 }"""
 
 
+def show_plain_win(page: Any, *, base_score: int, cap: int | None, reading: str) -> None:
+    """Seat 0's self-drawn plain win (M=1, 财神 5m) in the settlement dialog, drawn by the
+    page's own render.js from a hand_end like the server's (docs/protocol.md)."""
+    page.evaluate("""async ([baseScore, cap, reading]) => {
+      const { dialog, settlementElement } = await import('/static/render.js');
+      const board = { n: 4, seat: 0, caishen: '5m', rules: { caishen_mode: 'flip',
+        base_score: baseScore, cap } };
+      const he = { result: 'win', winner: 0, from: null, dealer: 0, level: 1,
+        caishen: '5m', payments: [], deltas: [6, -2, -2, -2], points: [6, -2, -2, -2],
+        notes: [], hands: {},
+        win: { tile: '9m', self_draw: true, chain: [],
+          score: { multiplier: 1, names: { zh: '平胡', en: 'plain win' }, explanation: [],
+            reading } } };
+      dialog('settlement', settlementElement(board, he, ['Alice', 'Bob', 'Carol', 'Dan']),
+        [['OK']]);
+    }""", [base_score, cap, reading])
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_wild_and_a_stand_ins_captions_break_between_words(
         server: _Server, browser: Any, lang: str) -> None:
@@ -72,19 +90,8 @@ def test_a_wild_and_a_stand_ins_captions_break_between_words(
     page = phone(browser, 390, 844, lang)
     page.goto(server.base + "/")
     page.wait_for_selector("form.create button")
-    page.evaluate("""async () => {
-      const { dialog, settlementElement } = await import('/static/render.js');
-      const board = { n: 4, seat: 0, caishen: '5m', rules: { caishen_mode: 'flip',
-        base_score: 1, cap: null } };
-      const he = { result: 'win', winner: 0, from: null, dealer: 0, level: 1,
-        caishen: '5m', payments: [], deltas: [6, -2, -2, -2], points: [6, -2, -2, -2],
-        notes: [], hands: {},
-        win: { tile: '9m', self_draw: true, chain: [],
-          score: { multiplier: 1, names: { zh: '平胡', en: 'plain win' }, explanation: [],
-            reading: '*3m 4m 5m | 1p 2p 3p | 7s 8s 9s | 2z 2z 2z | *9m 9m' } } };
-      dialog('settlement', settlementElement(board, he, ['Alice', 'Bob', 'Carol', 'Dan']),
-        [['OK']]);
-    }""")
+    show_plain_win(page, base_score=1, cap=None,
+                   reading='*3m 4m 5m | 1p 2p 3p | 7s 8s 9s | 2z 2z 2z | *9m 9m')
     roles = page.locator("dialog.modal .role")
     sync_api.expect(roles).to_have_count(3)
     if lang == "en":
@@ -104,19 +111,8 @@ def test_every_figure_of_the_settlement_is_bold(server: _Server, browser: Any, l
     page = phone(browser, 390, 844, lang)
     page.goto(server.base + "/")
     page.wait_for_selector("form.create button")
-    page.evaluate("""async () => {
-      const { dialog, settlementElement } = await import('/static/render.js');
-      const board = { n: 4, seat: 0, caishen: '5m', rules: { caishen_mode: 'flip',
-        base_score: 2, cap: 64 } };
-      const he = { result: 'win', winner: 0, from: null, dealer: 0, level: 1,
-        caishen: '5m', payments: [], deltas: [6, -2, -2, -2], points: [6, -2, -2, -2],
-        notes: [], hands: {},
-        win: { tile: '9m', self_draw: true, chain: [],
-          score: { multiplier: 1, names: { zh: '平胡', en: 'plain win' }, explanation: [],
-            reading: '3m 4m 6m | 1p 2p 3p | 7s 8s 9s | 2z 2z 2z | 9m 9m' } } };
-      dialog('settlement', settlementElement(board, he, ['Alice', 'Bob', 'Carol', 'Dan']),
-        [['OK']]);
-    }""")
+    show_plain_win(page, base_score=2, cap=64,
+                   reading='3m 4m 6m | 1p 2p 3p | 7s 8s 9s | 2z 2z 2z | 9m 9m')
     lines = page.locator("dialog.modal ul.factors > li")
     sync_api.expect(lines).to_have_count(3)
     bold = page.evaluate("""() => [...document.querySelectorAll('dialog.modal ul.factors > li')]
