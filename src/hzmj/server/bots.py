@@ -16,7 +16,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 from hzmj.bots.base import Bot
-from hzmj.bots.registry import STRONGEST, make_bot, sees_all
+from hzmj.bots.registry import STRONGEST, make_bot
 from hzmj.events import Action
 from hzmj.server.config import tune_gc
 from hzmj.shown import counted
@@ -64,10 +64,8 @@ def bot_seed(deal_seed: int, seat: int) -> int:
 def get_bot(name: str, seed: int) -> Bot:
     """The registry's bot ``name`` (:func:`hzmj.bots.registry.make_bot`);
     :class:`UnknownBotError` for a name it does not know, or for a bot that sees every
-    tile (the oracle): every room here has a human in it (RULES §13)."""
-    if sees_all(name):
-        raise UnknownBotError(f"{name} sees every tile: it is for measurement only and "
-                              "never plays in a room with a human")
+    tile (the oracle, refused by ``make_bot(fair=True)``): every room here has a human in
+    it (RULES §13)."""
     try:
         return make_bot(name, seed, fair=True)
     except ValueError as exc:
