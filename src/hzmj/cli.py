@@ -743,7 +743,7 @@ class _ReviewWords:
 
 
 KONG_KINDS: dict[str, str] = {"concealed": "暗杠 concealed", "exposed": "明杠 exposed",
-                              "added": "加杠 added"}
+                              "added": "补杠 added"}
 
 
 def _show_review(report: dict[str, Any], words: _ReviewWords) -> None:
