@@ -168,7 +168,6 @@ const HANDLERS = {
   },
 };
 
-/** Apply one (redacted or full) event to the board in place. */
 /** The board after each of a replay's `steps` (`{events}`), from an empty one.  The history
  * is shared, not copied: applyEvent replaces it, never changes it (a copy per step held
  * every hand's result thousands of times: a 200-hand replay hung the tab). */
@@ -185,6 +184,7 @@ export function buildBoards(steps, n) {
   return boards;
 }
 
+/** Apply one (redacted or full) event to the board in place. */
 export function applyEvent(b, e) {
   const h = HANDLERS[e.type];
   if (h) h(b, e);
