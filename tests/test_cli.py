@@ -4,6 +4,7 @@ one line on stderr for bad input (RULES §15 examples)."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from typing import Any
@@ -430,6 +431,51 @@ def test_settle_refuses_a_multiplier_no_hand_scores_rules_9(m: int) -> None:
     assert top["multiplier"] == 256
     assert run_json("settle", "--winner", "0", "--multiplier", "256")["deltas"] == [
         1536, -512, -512, -512]
+
+
+HELP_PAGES = [[], *([name] for name in ("score", "settle", "waits", "simulate", "replay",
+                                        "review", "serve", "rules", "arena", "play",
+                                        "node")), ["node", "list"], ["node", "drain"]]
+
+
+def help_page(*command: str) -> str:
+    result = runner.invoke(app, [*command, "--help"], env={"COLUMNS": "100"})
+    assert result.exit_code == 0 and result.stderr == "", result.stderr
+    return result.stdout
+
+
+def test_every_help_page_is_listed() -> None:
+    import typer.main
+
+    group = typer.main.get_command(app)
+    assert sorted(group.commands) == sorted(c[0] for c in HELP_PAGES if len(c) == 1)
+
+
+@pytest.mark.parametrize("command", HELP_PAGES, ids=" ".join)
+def test_help_shows_no_types_of_typer_s_own(command: list[str]) -> None:
+    # Typer 0.29 printed "<bool>" beside every flag (which takes no value), "<str>" beside
+    # every argument and option without a metavar, and "{HAND}" in the usage line
+    page = help_page(*command)
+    assert re.search(r"<[a-z]", page) is None, page
+    assert "{" not in page.partition("Usage:")[2].splitlines()[0]
+    assert re.search(r"--help\s+Show this message and exit\.", page)
+
+
+def test_help_names_each_value_and_leaves_flags_bare() -> None:
+    score = help_page("score")
+    assert "Usage: hzmj score [OPTIONS] HAND " in score
+    assert re.search(r"│ \*    HAND\s+13 tiles before the win, melds in brackets\. \[required\]",
+                     score)
+    assert re.search(r"--discard\s+A discard win: the chain is ignored \(RULES §8\.4\)\.", score)
+    assert re.search(r"--json\s+Print one JSON object\.", score)
+    serve = help_page("serve")
+    assert re.search(r"--port\s+PORT \[1<=x<=65535\]\s+TCP port\. \[default: 8000\]", serve)
+    assert re.search(r"--log-level\s+LEVEL\s+How much the server logs: critical, error,", serve)
+    assert "Usage: hzmj rules [OPTIONS] [§N.N] " in help_page("rules")
+    assert "Usage: hzmj node drain [OPTIONS] NODE " in help_page("node", "drain")
+    arena = help_page("arena")
+    assert re.search(r"--hands\s+N \[1<=x<=1000000\]\s+Hands per rotation", arena)
+    assert re.search(r"--duplicate\s+Replay every deal", arena)
 
 
 def test_node_alone_prints_its_help_like_hzmj_alone() -> None:

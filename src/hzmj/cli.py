@@ -23,7 +23,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
-from typer.core import TyperGroup
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from hzmj import hand as hand_analysis
 from hzmj.rules import Rules, RulesError
@@ -61,7 +61,61 @@ class InputError(typer.TyperException):
     exit_code = USAGE_EXIT
 
 
-class _OneLineErrors(TyperGroup):
+class _PlainOption(TyperOption):
+    """An option whose help shows its metavar (``--win TILE``) and a flag's nothing:
+    Typer 0.29 prints its own type on every option, ``<bool>`` even on a flag, which
+    takes no value, and ``<str>`` where a metavar would say what the value is."""
+
+    def display_type_rich(self, ctx: Any) -> str | None:
+        return None if self.is_flag else super().display_type_rich(ctx)
+
+
+class _PlainArgument(TyperArgument):
+    """An argument whose help shows its metavar alone, ``HAND`` (not ``HAND <str>``),
+    and in the usage line ``HAND`` when required and ``[§N.N]`` when not (Typer 0.29
+    writes ``{HAND}``)."""
+
+    def display_type_rich(self, ctx: Any) -> str | None:
+        return None
+
+    def get_usage_pieces(self, ctx: Any) -> list[str]:
+        name = self.display_name_raw
+        return [name if self.required else f"[{name}]"]
+
+
+_PLAIN: dict[type, type] = {TyperOption: _PlainOption, TyperArgument: _PlainArgument}
+
+
+def _plain(params: list[Any]) -> list[Any]:
+    """``params`` shown in help as :class:`_PlainOption` and :class:`_PlainArgument` do
+    (``--help`` included, which Typer makes only when a command is run)."""
+    for param in params:
+        param.__class__ = _PLAIN.get(type(param), type(param))
+    return params
+
+
+class _Command(TyperCommand):
+    """Every ``hzmj`` command: its help as :func:`_plain` shows it."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _plain(super().get_params(ctx))
+
+
+class _Group(TyperGroup):
+    """``hzmj`` and ``hzmj node``: their help as :func:`_plain` shows it."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _plain(super().get_params(ctx))
+
+
+class _App(typer.Typer):
+    """A Typer app whose commands are :class:`_Command`."""
+
+    def command(self, *args: Any, **kwargs: Any) -> Any:
+        return super().command(*args, **{"cls": _Command, **kwargs})
+
+
+class _OneLineErrors(_Group):
     """Report every usage or input error as ``error: …`` on one line (exit code 2)."""
 
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
@@ -129,7 +183,7 @@ def _help_hint(exc: typer.TyperException) -> str:
     return f" (see '{path} --help')" if path else ""
 
 
-app = typer.Typer(
+app = _App(
     name="hzmj",
     cls=_OneLineErrors,
     help="Hangzhou Mahjong (杭州麻将): hand calculator, table server, bots, arenas, "
@@ -550,11 +604,11 @@ def _show_waits(out: Console, report: dict[str, Any]) -> None:
 
 @app.command(name="simulate")
 def simulate_command(
-    hands: Annotated[int, typer.Option("--hands", min=1, max=MAX_HANDS,
+    hands: Annotated[int, typer.Option("--hands", metavar="N", min=1, max=MAX_HANDS,
                                        help="Hands to play.")] = 100,
-    seed: Annotated[int, typer.Option("--seed", help="Master seed.")] = 0,
-    players: Annotated[int | None, typer.Option("--players", help="2, 3 or 4.")] = None,
-    bot: Annotated[str, typer.Option("--bot", help="Bot name for every seat, or a "
+    seed: Annotated[int, typer.Option("--seed", metavar="N", help="Master seed.")] = 0,
+    players: Annotated[int | None, typer.Option("--players", metavar="N", help="2, 3 or 4.")] = None,
+    bot: Annotated[str, typer.Option("--bot", metavar="NAMES", help="Bot name for every seat, or a "
                                      "comma-separated list, one per seat.")] = "random",
     rule: RuleOpt = None,
     as_json: JsonOpt = False,
@@ -668,7 +722,7 @@ def review_command(
                                                help="A game record (JSON).")],
     seat_text: Annotated[str, typer.Option("--seat", metavar="SEAT",
                                            help="The seat to review (0 = first).")],
-    bot: Annotated[str, typer.Option("--bot", help="The reviewing bot (expert, expert:MS, "
+    bot: Annotated[str, typer.Option("--bot", metavar="NAME", help="The reviewing bot (expert, expert:MS, "
                                      "expert@N, strong, efficiency).")] = "expert",
     as_json: JsonOpt = False,
 ) -> None:
@@ -837,15 +891,17 @@ class LogLevel(StrEnum):
 
 @app.command(name="serve")
 def serve_command(
-    host: Annotated[str, typer.Option("--host", help="Interface to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="TCP port.")] = 8000,
+    host: Annotated[str, typer.Option("--host", metavar="HOST", help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", metavar="PORT", min=1, max=65535,
+                                      help="TCP port.")] = 8000,
     db: Annotated[str | None, typer.Option("--db", metavar="URL",
                                            help="SQLite file, or a database URL: "
                                                 "postgresql://HOST/DB (user:pw@ before "
                                                 "HOST); default HZMJ_DB, else ./hzmj.db.")
                 ] = None,
-    log_level: Annotated[LogLevel, typer.Option("--log-level", case_sensitive=False)]
-    = LogLevel.info,
+    log_level: Annotated[LogLevel, typer.Option(
+        "--log-level", metavar="LEVEL", case_sensitive=False,
+        help=f"How much the server logs: {', '.join(LogLevel)}.")] = LogLevel.info,
     redis: Annotated[str | None, typer.Option(
         "--redis", metavar="URL", help="Run as one node of a cluster sharing this Redis "
         "(redis://host:6379/0) and the --db PostgreSQL; see docs/scaling.md.")] = None,
@@ -853,7 +909,7 @@ def serve_command(
         "--node-url", metavar="URL", help="Where the other nodes reach this one "
         "(default http://HOST:PORT).")] = None,
     node_id: Annotated[str | None, typer.Option(
-        "--node-id", help="This node's name in the cluster (default: host name + random).")]
+        "--node-id", metavar="ID", help="This node's name in the cluster (default: host name + random).")]
     = None,
     public_url: Annotated[str | None, typer.Option(
         "--public-url", metavar="URL",
@@ -891,7 +947,7 @@ def serve_command(
 # --------------------------------------------------------------------------------------
 # hzmj node list / hzmj node drain (a cluster of servers)
 
-node_app = typer.Typer(help="Nodes of a cluster of table servers (docs/scaling.md).")
+node_app = _App(cls=_Group, help="Nodes of a cluster of table servers (docs/scaling.md).")
 app.add_typer(node_app, name="node")
 
 
@@ -934,9 +990,10 @@ def node_list_command(redis: RedisOpt = "redis://127.0.0.1:6379/0", json_out: Js
 
 @node_app.command(name="drain")
 def node_drain_command(
-    node: Annotated[str, typer.Argument(help="The node's id (hzmj node list).")],
+    node: Annotated[str, typer.Argument(metavar="NODE",
+                                          help="The node's id (hzmj node list).")],
     redis: RedisOpt = "redis://127.0.0.1:6379/0",
-    timeout: Annotated[float, typer.Option("--timeout", min=0,
+    timeout: Annotated[float, typer.Option("--timeout", metavar="SECONDS", min=0,
                                            help="Seconds to wait for the rooms to move.")]
     = 60.0,
 ) -> None:
@@ -964,7 +1021,7 @@ def rules_command(
         metavar="§N.N", help="A section such as 6.5 or §9; none: the list of sections.")]
     = None,
     lang: Annotated[str, typer.Option(
-        "--lang", help="The book's language: en (docs/rules.md) or zh (docs/rules.zh.md).")]
+        "--lang", metavar="LANG", help="The book's language: en (docs/rules.md) or zh (docs/rules.zh.md).")]
     = "en",
 ) -> None:
     """Read the rule book (docs/rules.md; --lang zh: docs/rules.zh.md).
@@ -988,20 +1045,20 @@ def rules_command(
 
 @app.command(name="arena")
 def arena_command(
-    bots: Annotated[str, typer.Option("--bots", help="Comma-separated bot names, one per "
+    bots: Annotated[str, typer.Option("--bots", metavar="NAMES", help="Comma-separated bot names, one per "
                                       "seat; strong:MS sets the strong bot's budget.")]
     = "strong,efficiency,efficiency,efficiency",
-    hands: Annotated[int, typer.Option("--hands", min=1, max=MAX_HANDS,
-                                       help="Hands per rotation (whole "
-                                       "matches of rules.hands are played).")] = 64,
-    seed: Annotated[int, typer.Option("--seed", help="Arena seed.")] = 0,
+    hands: Annotated[int, typer.Option("--hands", metavar="N", min=1, max=MAX_HANDS,
+                                       help="Hands per rotation, played as whole matches "
+                                       "(of 8 hands unless --rule says otherwise).")] = 64,
+    seed: Annotated[int, typer.Option("--seed", metavar="N", help="Arena seed.")] = 0,
     duplicate: Annotated[bool, typer.Option("--duplicate", help="Replay every deal with "
                                             "the bots rotated over the seats, in their "
                                             "order and reversed.")] = False,
-    workers: Annotated[int, typer.Option("--workers", min=1, help="Processes.")] = 2,
+    workers: Annotated[int, typer.Option("--workers", metavar="N", min=1, help="Processes.")] = 2,
     rate: Annotated[bool, typer.Option("--rate", help="Update the bots' ratings in the "
                                        "server's database from these matches.")] = False,
-    db: Annotated[str, typer.Option("--db", help="The server's database for --rate: a "
+    db: Annotated[str, typer.Option("--db", metavar="PATH|URL", help="The server's database for --rate: a "
                                     "file (SQLite) or a postgresql:// URL.")] = "./hzmj.db",
     rule: RuleOpt = None,
     as_json: JsonOpt = False,
@@ -1065,9 +1122,9 @@ def _rate_bots(played: Sequence[Any], db: str) -> dict[str, dict[str, int]]:
 
 @app.command(name="play")
 def play_command(
-    seat: Annotated[int, typer.Option("--seat", help="Your seat (0 = first).")] = 0,
-    seed: Annotated[int, typer.Option("--seed", help="Match seed.")] = 0,
-    bot: Annotated[str, typer.Option("--bot", help="Bot for the other seats.")]
+    seat: Annotated[int, typer.Option("--seat", metavar="SEAT", help="Your seat (0 = first).")] = 0,
+    seed: Annotated[int, typer.Option("--seed", metavar="N", help="Match seed.")] = 0,
+    bot: Annotated[str, typer.Option("--bot", metavar="NAME", help="Bot for the other seats.")]
     = "efficiency",
     rule: RuleOpt = None,
     record: Annotated[str | None, typer.Option(
