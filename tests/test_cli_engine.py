@@ -129,3 +129,87 @@ def test_replay_verify_refuses_an_action_with_an_unknown_key(tmp_path: Path) -> 
     result = runner.invoke(app, ["replay", str(path), "--verify"])
     assert result.exit_code == 2 and "verified" not in result.stdout
     assert result.stderr.startswith(f"error: {path}: action 3 (") and "unknown key 'by'" in result.stderr
+
+
+def _efficiency_record(tmp_path: Path, actions: int | None = None,
+                       made_by: dict[int, str] | None = None) -> Path:
+    """Four efficiency bots, seed 11: its first hand is docs/cli.md's example; ``actions``
+    cuts the match short."""
+    from hzmj.bots.registry import make_bot
+    from hzmj.record import fair_record
+
+    match = Match(Rules(), seed=11)
+    bots = [make_bot("efficiency", s) for s in range(4)]
+    while not match.over and (actions is None or len(match.actions) < actions):
+        seat = match.to_move()[0]
+        match.apply(bots[seat].choose(match.view(seat), match.legal_actions(seat)))
+    path = tmp_path / "record.json"
+    record = match.record() if made_by is None else fair_record(match, "ab12", made_by)
+    path.write_text(json.dumps(record))
+    return path
+
+
+def test_replay_tells_a_match_in_the_words_of_the_table(tmp_path: Path) -> None:
+    # every event was a Python dict: "  discard seat=3 tile=8p caishen=False", and the
+    # match_start's rules took five lines of {'players': 4, ...}
+    result = runner.invoke(app, ["replay", str(_efficiency_record(tmp_path))])
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[:3] == ["match: 4 seats, 8 hands, first dealer seat 3; rules: default", "",
+                         "══ hand 1 starts: dealer seat 3 (level 1), dice 1+4, 财神 *🀙1p 一筒 ══"]
+    assert lines[6] == ("   seat 3 庄 🀉3m 🀌6m 🀌6m *🀙1p 🀜4p 🀜4p 🀝5p 🀞6p 🀠8p 🀒3s 🀓4s 🀖7s "
+                        "🀅6z 🀅6z")
+    assert lines[7:11] == ["seat 3 discards 🀠8p", "seat 0 draws 🀑2s", "seat 0 discards 🀑2s",
+                           "seat 1 chows 🀑2s from seat 0: 🀑2s 🀒3s 🀓4s"]
+    assert lines.count("── hand 1 settled (RULES §10):") == 1
+    assert "seat 1 kongs 🀗8s (补杠 added)" in lines
+    assert lines[-1] == ("══ match over after 8 hands: seat 0 (13), seat 1 (2), seat 3 (-5), "
+                         "seat 2 (-10) ══")
+    assert not any("{'" in line or "=False" in line for line in lines)
+    assert sum(line.startswith("★ seat ") for line in lines) == 8  # one win a hand
+    # one line an event: hand_start and the win and settlement take more, never a wrap
+    assert len(lines) > len(json.loads(Path(tmp_path / "record.json").read_text())["actions"])
+
+
+def test_replay_json_is_every_event_one_object_a_line(tmp_path: Path) -> None:
+    path = _efficiency_record(tmp_path)
+    result = runner.invoke(app, ["replay", str(path), "--json", "--verify"])
+    assert result.exit_code == 0, result.stderr
+    from hzmj.record import replay
+
+    expected = [e.to_json() for e in replay(json.loads(path.read_text())).log]
+    assert [json.loads(line) for line in result.stdout.splitlines()] == expected
+    assert expected[0]["type"] == "match_start" and expected[-1]["type"] == "match_end"
+    record = json.loads(path.read_text())
+    record["points"][0] += 1
+    path.write_text(json.dumps(record))
+    tampered = runner.invoke(app, ["replay", str(path), "--json", "--verify"])
+    assert tampered.exit_code == 1 and tampered.stderr.startswith("DIFFERENCE: points: ")
+    assert len(tampered.stdout.splitlines()) == len(expected)  # stdout: the events alone
+
+
+def test_replay_marks_the_moves_the_bot_or_the_clock_made(tmp_path: Path) -> None:
+    # a server's record says which moves 托管 or the clock made for a player; the replay
+    # page marks them, the CLI did not; a pass has no line of its own to mark
+    path = _efficiency_record(tmp_path, made_by={36: "bot", 37: "clock"})
+    record = json.loads(path.read_text())
+    assert record["actions"][36:38] == [{"type": "discard", "seat": 2, "tile": "2s"},
+                                        {"type": "pass", "seat": 3}]
+    result = runner.invoke(app, ["replay", str(path), "--verify"])
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    at = lines.index("seat 2 discards 🀑2s  (托管: the bot played it)")
+    assert lines[at + 1:at + 3] == ["seat 3 passes  (超时: the clock's default)",
+                                    "seat 3 draws *🀏9m"]
+    assert sum("(托管" in line or "(超时" in line for line in lines) == 2
+    assert lines[-2:] == ["verified: 415 actions replayed identically",
+                          f"fair: SHA-256 of the seed and salt is the commitment "
+                          f"{record['commitment']} published at the start"]
+
+
+def test_replay_of_an_unfinished_match_says_where_the_record_stops(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["replay", str(_efficiency_record(tmp_path, actions=60))])
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.endswith("\nthe record stops after 60 actions, in hand 2: the match "
+                                  "is not over\n")
+    assert "match over" not in result.stdout

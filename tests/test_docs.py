@@ -110,3 +110,27 @@ def test_a_documented_python_example_runs(doc: str, index: int,
 def test_the_vector_env_docstring_example_runs() -> None:
     result = doctest.testmod(hzmj.env.vector, verbose=False)
     assert result.attempted == 7 and result.failed == 0
+
+
+def test_the_replay_docs_show_what_hzmj_replay_prints(tmp_path: Path) -> None:
+    """docs/cli.md's excerpt of ``hzmj replay``: the record it names, replayed; ``...``
+    stands for the lines left out."""
+    from hzmj.bots.registry import make_bot
+    from hzmj.game import Match
+    from hzmj.rules import Rules
+    from hzmj.simulate import play_match
+
+    match = Match(Rules(), seed=11)
+    play_match(match, [make_bot("efficiency", s) for s in range(4)])
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(match.record()), encoding="utf-8")
+    result = runner.invoke(app, ["replay", str(path)])
+    assert result.exit_code == 0, result.stderr
+    printed = result.stdout.splitlines()
+    (excerpt,) = blocks("docs/cli.md", "text")
+    at = 0
+    for part in re.split(r"\n *\.\.\.\n", excerpt):
+        lines = part.strip("\n").splitlines()
+        found = [i for i in range(at, len(printed)) if printed[i:i + len(lines)] == lines]
+        assert found, (lines, printed[at:at + len(lines) + 40])
+        at = found[0] + len(lines)

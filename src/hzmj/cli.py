@@ -17,7 +17,7 @@ import socket
 import sys
 from collections.abc import Callable, Sequence
 from enum import StrEnum
-from typing import Annotated, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -26,6 +26,7 @@ from rich.text import Text
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from hzmj import hand as hand_analysis
+from hzmj.narration import KONG_KINDS
 from hzmj.rules import Rules, RulesError
 from hzmj.scoring import (
     CHAIN_ITEMS,
@@ -51,6 +52,10 @@ from hzmj.tiles import (
     tile_name_en,
     tile_name_zh,
 )
+
+if TYPE_CHECKING:
+    from hzmj.game import Match
+    from hzmj.record import Step
 
 USAGE_EXIT: int = 2
 
@@ -689,31 +694,63 @@ def replay_command(
                                                help="A game record (JSON).")],
     verify_flag: Annotated[bool, typer.Option("--verify", help="Replay and compare; exit 1 "
                                               "on any difference.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print each event as one JSON "
+                                          "object a line, for tools.")] = False,
 ) -> None:
-    """Print a recorded match hand by hand; --verify checks every figure.
+    """Print a recorded match event by event: the deal, every move, each hand's result
+    and its explanation.
 
-    --verify replays the record and checks every figure and, for a server's record, that
-    the seed opens the commitment published at the start."""
-    from hzmj.record import RecordError, replay, verify
+    --verify also checks every figure the record stores and, for a server's record, that the seed opens the commitment published at the start."""
+    from hzmj.record import RecordError, replay_steps, verify
 
     record = read_record_file(record_path)
     try:
-        match = replay(record)
-        problems = verify(record) if verify_flag else []
+        match, steps = replay_steps(record)
+        problems = verify(record, match) if verify_flag else []
     except RecordError as exc:
         fail(f"{record_path}: {exc}")
-    out = _console()
-    for event in match.log:
-        out.print(Text(_event_line(event.to_json())))
-    if verify_flag:
-        if problems:
-            for p in problems:
-                typer.echo(f"DIFFERENCE: {p}", err=True)
-            raise typer.Exit(1)
-        out.print(Text(f"verified: {counted(len(match.actions), 'action')} replayed identically"))
+    if as_json:
+        for step in steps:
+            for event in step.events:
+                print_json(event.to_json())
+    else:
+        _show_replay(steps, match)
+    if problems:
+        for p in problems:
+            typer.echo(f"DIFFERENCE: {p}", err=True)
+        raise typer.Exit(1)
+    if verify_flag and not as_json:
+        out = _console()
+        out.print(Text(f"verified: {counted(len(match.actions), 'action')} replayed "
+                       "identically"))
         if "commitment" in record:
             out.print(Text(f"fair: SHA-256 of the seed and salt is the commitment "
-                           f"{record['commitment']} published at the start"))
+                           f"{record['commitment']} published at the start"), soft_wrap=True)
+
+
+MADE_BY_WORDS: dict[str, str] = {"bot": "托管: the bot played it",
+                                 "clock": "超时: the clock's default"}
+"""A server record's ``made_by`` (a move its seat's player did not choose), in words."""
+
+
+def _show_replay(steps: Sequence[Step], match: Match) -> None:
+    """``hzmj replay`` as text: one line an event (:mod:`hzmj.narration`), a move the bot
+    or the clock made for its player marked, and where an unfinished record stops."""
+    from hzmj.narration import Narrator
+
+    out = _console()
+    narrator = Narrator()
+    for step in steps:
+        lines = [line for event in step.events for line in narrator.lines(event.to_json())]
+        if step.by is not None:  # the move's own line is its first, but a pass has none
+            if step.action is not None and step.action.type == "pass":
+                lines.insert(0, f"seat {step.action.seat} passes")
+            lines[0] += f"  [dim]({MADE_BY_WORDS[step.by]})[/]"
+        for line in lines:
+            out.print(line, soft_wrap=True)
+    if not match.over:
+        out.print(f"\nthe record stops after {counted(len(match.actions), 'action')}, in "
+                  f"hand {match.hand_no}: the match is not over", soft_wrap=True)
 
 
 @app.command(name="review")
@@ -796,10 +833,6 @@ class _ReviewWords:
         return {"win": "win (胡)", "pass": "pass (过)"}.get(kind, str(kind))
 
 
-KONG_KINDS: dict[str, str] = {"concealed": "暗杠 concealed", "exposed": "明杠 exposed",
-                              "added": "补杠 added"}
-
-
 def _show_review(report: dict[str, Any], words: _ReviewWords) -> None:
     """``hzmj review`` as text: each decision with the bot's values, then the summary."""
     from rich.cells import cell_len
@@ -856,22 +889,6 @@ def _show_review(report: dict[str, Any], words: _ReviewWords) -> None:
         out.print(Text(f"  #{at}, hand {hand_no}: {words.action(d['played'], at, hand_no)}"
                        f" instead of {words.action(d['best'], at, hand_no)}, loss "
                        f"{d['loss']:.2f}"))
-
-
-def _event_line(e: dict[str, Any]) -> str:
-    kind = e["type"]
-    if kind == "hand_start":
-        hands = "  ".join(f"seat {i}: {' '.join(h)}" for i, h in enumerate(e["hands"]))
-        return (f"\n== hand {e['hand_no']}: dealer seat {e['dealer']} level {e['level']}, "
-                f"dice {e['dice']}, 财神 {e['caishen']}\n   {hands}")
-    if kind in ("hand_end", "match_end", "escape"):
-        return f"{kind}: points {e['points']}" + (f" deltas {e['deltas']}" if "deltas" in e else "")
-    if kind == "win":
-        sc = e["score"]
-        return (f"seat {e['seat']} wins on {e['tile']}: {sc['names']['zh']} "
-                f"({sc['names']['en']}) M={sc['multiplier']}")
-    fields = " ".join(f"{k}={v}" for k, v in e.items() if k != "type" and v is not None)
-    return f"  {kind} {fields}"
 
 
 # --------------------------------------------------------------------------------------

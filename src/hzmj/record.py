@@ -200,11 +200,12 @@ def _made_by(raw: Any, actions: int) -> dict[int, str]:
     return out
 
 
-def verify(record: Mapping[str, Any]) -> list[str]:
+def verify(record: Mapping[str, Any], replayed: Match | None = None) -> list[str]:
     """Replay ``record`` and list every difference from what it stores (empty: identical);
     a missing ``points``, ``hands``, ``over`` or ``events_digest`` is a difference.
-    :class:`RecordError` when the record does not replay."""
-    match = replay(record)
+    ``replayed``: the match :func:`replay` already made of this record (not replayed
+    again).  :class:`RecordError` when the record does not replay."""
+    match = replay(record) if replayed is None else replayed
     fresh = make_record(match)
     problems = []
     if "commitment" in record:

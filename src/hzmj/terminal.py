@@ -26,9 +26,9 @@ from hzmj.bots.registry import make_bot
 from hzmj.bots.seat import read_seat
 from hzmj.events import Action, Chow, Discard, Kong, Pass, Win
 from hzmj.game import Match
+from hzmj.narration import Narrator, glyph, standin_note, tiles
 from hzmj.rules import Rules
-from hzmj.shown import counted
-from hzmj.tiles import Tile, TileParseError, tile, tile_glyph, tile_name, tile_name_zh
+from hzmj.tiles import Tile, TileParseError, tile, tile_name, tile_name_zh
 
 QUIT = ("q", "quit", "exit")
 
@@ -37,38 +37,13 @@ class Quit(Exception):
     """The person asked to stop (or the input ended)."""
 
 
-def glyph(name: str, caishen: str | None = None) -> str:
-    """``🀋5m``; a 财神 is starred and highlighted (RULES §5.1); in 翻财神 mode a white
-    dragon standing in for the 财神 kind says which tile it is (``🀆5z=5m``, RULES §5.2)."""
-    t = tile(name)
-    text = f"{tile_glyph(t)}{name}"
-    if name == caishen:
-        return f"[bold yellow]*{text}[/]"
-    if name == "5z" and caishen is not None and caishen != "5z":
-        return f"[cyan]{text}={caishen}[/]"
-    return text
-
-
-def standin_note(caishen: str) -> str:
-    """One line explaining the white dragon in 翻财神 mode (RULES §5.2), or ""."""
-    if caishen == "5z":
-        return ""
-    name = tile_name_zh(tile(caishen))
-    return (f"白板 {glyph('5z', caishen)}: a white dragon stands in for {caishen} ({name}) — "
-            f"it plays as a plain {caishen}, it is not a 财神 (rule book §5.2: hzmj rules 5.2)")
-
-
-def _tiles(names: Sequence[str], caishen: str | None = None) -> str:
-    return " ".join(glyph(n, caishen) for n in names) or "–"
-
-
 def _action_text(a: Action) -> str:
     if isinstance(a, Chow):
-        return f"chow with {_tiles([tile_name(t) for t in a.tiles])}"
+        return f"chow with {tiles([tile_name(t) for t in a.tiles])}"
     if isinstance(a, Kong):
-        return f"kong {_tiles([tile_name(a.tile)])} ({a.kind})"
+        return f"kong {tiles([tile_name(a.tile)])} ({a.kind})"
     if isinstance(a, Discard):
-        return f"discard {_tiles([tile_name(a.tile)])}"
+        return f"discard {tiles([tile_name(a.tile)])}"
     return a.type
 
 
@@ -86,6 +61,7 @@ class TerminalTable:
                            no_color=color is False, width=100)
         self.bots = {s: make_bot(bot, seed * 31 + s) for s in range(rules.players) if s != seat}
         self.hinter = EfficiencyBot()
+        self.narrator = Narrator(me=seat)
 
     # ------------------------------------------------------------------ main loop
 
@@ -210,7 +186,7 @@ class TerminalTable:
                   + " ──")
         for p in view["players"]:
             who = "you" if p["seat"] == self.seat else "bot"
-            melds = " ".join("[" + (_tiles(md["tiles"]) if md["tiles"] else "face-down kong")
+            melds = " ".join("[" + (tiles(md["tiles"]) if md["tiles"] else "face-down kong")
                              + "]" for md in p["melds"])
             discards = " ".join(glyph(d["tile"], cs) + ("↗" if d["claimed_by"] is not None
                                                          else "") for d in p["discards"])
@@ -261,52 +237,22 @@ class TerminalTable:
             self._say(f"hint: {_action_text(c.action)} — {escape(c.detail)}")
 
     def _show_events(self, events: Sequence[Any]) -> None:
+        """What the player learns from ``events``: the others' moves, not the player's
+        own (typed a moment ago) nor anybody's draw (the hand shows the player's)."""
         for e in events:
             data = e.for_seat(self.seat)
             kind = data["type"]
-            who = "you" if data.get("seat") == self.seat else f"seat {data.get('seat')}"
+            mine = data.get("seat") == self.seat
+            if kind in ("draw", "kong_shown") or (kind in ("discard", "kong") and mine):
+                continue
+            for line in self.narrator.lines(data):
+                self._say(line)
             if kind == "hand_start":
-                self._say(f"\n══ hand {data['hand_no']} starts: dealer seat {data['dealer']} "
-                          f"(level {data['level']}), dice {data['dice']}, 财神 "
-                          f"{glyph(data['caishen'], data['caishen'])} ══")
                 note = standin_note(data["caishen"]) if data.get("indicator") else ""
                 if note:
                     self._say(note)
-            elif kind == "discard" and data["seat"] != self.seat:
-                self._say(f"{who} discards {glyph(data['tile'])}"
-                          + (" (财神: lock)" if data["caishen"] else ""))
-            elif kind in ("chow", "pong") or (kind == "kong" and data["seat"] != self.seat):
-                tiles = _tiles(data["tiles"]) if data.get("tiles") else "face down"
-                self._say(f"{who} {kind}{'' if who == 'you' else 's'} {tiles}")
-            elif kind == "win":
-                self._show_win(data, who)
-            elif kind == "hand_end":
-                self._show_settlement(data)
-            elif kind == "match_end":
-                ranking = ", ".join(f"seat {s} ({data['points'][s]})" for s in data["ranking"])
-                self._say(f"\n══ match over after {counted(data['hands'], 'hand')}: {ranking} ══")
-
-    def _show_win(self, data: dict[str, Any], who: str) -> None:
-        sc = data["score"]
-        how = "self-draw" if data["self_draw"] else f"on seat {data['from']}'s discard"
-        self._say(f"\n★ {who} win{'s' if who != 'you' else ''} on {glyph(data['tile'])} ({how}): "
-                  f"{sc['names']['zh']} ({escape(sc['names']['en'])}), M = {sc['multiplier']}")
-        for line in sc["explanation"]:
-            self._say(f"   {escape(line)}")
-
-    def _show_settlement(self, data: dict[str, Any]) -> None:
-        if data["result"] == "draw":
-            self._say("\nhand drawn (荒庄): nobody pays (RULES §8.6)")
-        for p in data["payments"]:
-            self._say(f"   seat {p['from']} pays seat {p['to']} {p['amount']}: "
-                      f"{p['reason_zh']} ({escape(p['reason_en'])}) — {escape(p['detail'])}")
-        for note in data["notes"]:
-            self._say(f"   {escape(note)}")
-        for i, h in enumerate(data["hands"]):
-            self._say(f"   seat {i}: {_tiles(h['concealed'])} {' '.join(h['melds'])}")
-        self._say(f"   deltas {data['deltas']} → points {data['points']}")
-        if not self.match.over:
-            self._read("press Enter for the next hand (q to quit) ")
+            elif kind == "hand_end" and not self.match.over:
+                self._read("press Enter for the next hand (q to quit) ")
 
 
 def _plain(a: Action) -> str:
