@@ -2,6 +2,7 @@
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -213,3 +214,31 @@ def test_replay_of_an_unfinished_match_says_where_the_record_stops(tmp_path: Pat
     assert result.stdout.endswith("\nthe record stops after 60 actions, in hand 2: the match "
                                   "is not over\n")
     assert "match over" not in result.stdout
+
+
+def test_replay_and_review_replay_the_record_once(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # replay --verify replayed the record twice, review three times (the CLI for the
+    # seats and the 财神, review() again before its own walk through the decisions)
+    import hzmj.record
+    import hzmj.review
+
+    path = _efficiency_record(tmp_path)
+    calls = []
+    real = hzmj.record.replay_steps
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(hzmj.record, "replay_steps", counting)
+    monkeypatch.setattr(hzmj.review, "replay_steps", counting)
+    verified = runner.invoke(app, ["replay", str(path), "--verify"])
+    assert verified.exit_code == 0 and "verified: 415 actions" in verified.stdout
+    assert len(calls) == 1
+    reviewed = runner.invoke(app, ["review", str(path), "--seat", "0", "--bot", "efficiency"])
+    assert reviewed.exit_code == 0, reviewed.stderr
+    assert reviewed.stdout.startswith("seat 0 reviewed by efficiency; values and losses in "
+                                      "efficiency score\n")
+    assert "decisions in 8 hands; agreed with efficiency on " in reviewed.stdout
+    assert len(calls) == 2

@@ -764,17 +764,17 @@ def review_command(
     as_json: JsonOpt = False,
 ) -> None:
     """AI review: each decision of one seat, from its view only, against the bot's best."""
-    from hzmj.record import RecordError, replay
+    from hzmj.record import RecordError, replay_steps
     from hzmj.review import review
 
     record = read_record_file(record_path)
     try:
-        match = replay(record)
+        match, steps = replay_steps(record)
     except RecordError as exc:
         fail(f"{record_path}: {exc}")
     seat = _review_seat(seat_text, match.n, {a.seat for a in match.actions})
     try:
-        report = review(record, seat, bot)
+        report = review(record, seat, bot, replayed=(match, steps))
     except (RecordError, ValueError) as exc:
         fail(str(exc))
     if as_json:

@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from hzmj.bots.base import Bot
 from hzmj.bots.registry import BOT_NAMES, make_bot, sees_all
 from hzmj.events import Action
-from hzmj.record import MADE_BY, RecordError, replay_steps
+from hzmj.record import MADE_BY, RecordError, Step, replay_steps
 from hzmj.shown import shown
+
+if TYPE_CHECKING:
+    from hzmj.game import Match
 
 DEFAULT_BOT: Final = "expert"
 COSTLIEST: Final = 5
@@ -37,10 +40,13 @@ every legal move alike (1/n), so every move played would "agree" with it."""
 
 def review(record: Mapping[str, Any], seat: int, bot: str = DEFAULT_BOT,
            progress: Callable[[int, int], None] | None = None,
-           max_hands: int | None = None) -> dict[str, Any]:
+           max_hands: int | None = None,
+           replayed: tuple[Match, list[Step]] | None = None) -> dict[str, Any]:
     """Review ``seat``'s decisions in ``record`` with the bot called ``bot``; with
     ``max_hands``, those of the match's first ``max_hands`` hands only (a points match
     may last hundreds of hands: the server bounds what one review costs).
+    ``replayed``: what :func:`~hzmj.record.replay_steps` already made of ``record``
+    (then not replayed again for it).
 
     Returns ``{"seat", "bot", "unit", "hands", "hands_reviewed", "hands_played",
     "decisions": [...], "reviewed", "skipped", "agreement", "loss_total", "loss_per_hand",
@@ -66,7 +72,7 @@ def review(record: Mapping[str, Any], seat: int, bot: str = DEFAULT_BOT,
         raise ValueError(f"unknown bot {shown(bot)}: review with {', '.join(UNITS)} "
                          "(expert:MS, expert@N)")
     reviewer = make_bot(bot, 0)  # ValueError for a bad budget or sample count
-    match, steps = replay_steps(record)
+    match, steps = replay_steps(record) if replayed is None else replayed
     if not (isinstance(seat, int) and 0 <= seat < match.n):
         raise ValueError(f"seat {shown(seat)} is not at this table: its seats are "
                          f"{seat_list(range(match.n), 'and')}")
