@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from hzmj.server.app import create_app
+from hzmj.server.app import _qr_svg, create_app
 from hzmj.server.config import ServerConfig, database_url
 from hzmj.server.protocol import protocol_schema
 from test_server_support import bots_play_to_the_end
@@ -247,6 +247,40 @@ def test_share_link_prefers_public_url_then_lan_for_local_visitors(tmp_path: Pat
         assert _share(c, {"host": "127.0.0.1:8000"})["url"].startswith("http://10.0.0.5:8000/")
         # a friend who came by the LAN address keeps it
         assert _share(c, {"host": "10.0.0.5:8000"})["url"].startswith("http://10.0.0.5:8000/")
+
+
+def test_a_share_link_s_qr_code_is_drawn_once_and_the_same_as_before(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the QR code was drawn on the event loop at every request (~8 ms of pure Python),
+    # with no limit: a client asking in a loop stalled every table
+    import asyncio
+    import hashlib
+
+    import segno
+
+    drawn: list[bool] = []  # for each QR code drawn: whether on an event loop
+    real = segno.make
+
+    def counting(*args: object, **kwargs: object) -> object:
+        try:
+            drawn.append(asyncio.get_running_loop() is not None)
+        except RuntimeError:  # no loop runs in this thread
+            drawn.append(False)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(segno, "make", counting)
+    cfg = ServerConfig(db=str(tmp_path / "a.db"), public_url="https://mj.example.org")
+    with TestClient(create_app(cfg)) as c:
+        room = c.post("/api/rooms", json={"name": "x"}).json()["room_id"]
+        first = c.get(f"/api/rooms/{room}/share").json()
+        again = c.get(f"/api/rooms/{room}/share").json()
+    assert first == again and drawn == [False]  # drawn once, off the event loop
+    # the SVG the server drew before its QR codes were kept, byte for byte
+    assert first["url"] == f"https://mj.example.org/room/{room}"
+    svg = _qr_svg("https://mj.example.org/room/AbC123")
+    assert hashlib.sha256(svg.encode()).hexdigest() == (
+        "c7f3ec9b079302734b66af0ba2827e6eb80ac73af86b9ef861af3290e10995f0")
+    assert first["qr_svg"] == _qr_svg(first["url"])
 
 
 def test_refusals_carry_a_code_to_translate(client: TestClient) -> None:

@@ -412,6 +412,18 @@ def test_taking_seats_is_rate_limited_per_address(make: Make) -> None:
     assert codes == [200, 200, 429]
 
 
+def test_share_links_are_rate_limited_per_address(make: Make) -> None:
+    c = make(share_burst=3, share_per_minute=1)
+    room = c.post("/api/rooms", json={}).json()["room_id"]
+    codes = [c.get(f"/api/rooms/{room}/share").status_code for _ in range(5)]
+    assert codes == [200, 200, 200, 429, 429]
+    refused = c.get(f"/api/rooms/{room}/share").json()
+    assert refused == {"detail": "too many share links: at most 1 a minute from one address",
+                       "code": "rate_limited"}
+    # before the room is looked up: an unknown room costs a flood nothing either
+    assert c.get("/api/rooms/nope/share").status_code == 429
+
+
 def test_a_player_the_owner_removed_cannot_rejoin_from_their_address(
         make: Make, monkeypatch: pytest.MonkeyPatch) -> None:
     from hzmj.server import app as app_module

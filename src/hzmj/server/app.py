@@ -104,6 +104,8 @@ GRACEFUL_SHUTDOWN = 10  # seconds a stopping server waits for requests still run
 # review being made) before it cancels them and stops the rooms
 REVIEW_MAX_HANDS = 16  # a review covers the match's first hands only: its cost is bounded
 REVIEW_PER_ADDRESS = 2  # of those, asked for by one client address (one more: 503)
+QR_CACHE = 256  # share links' QR codes kept (the least recently asked for goes first);
+# one a room and address used, so a Host header made up per request only churns it
 REPLAY_MAX_HANDS = 200  # a replay covers the match's first hands only (a points match has
 # no last hand: 3,067 hands took 11 s of the server's CPU and 49 MB a request, and four at
 # once held 2.2 GB); 200 hands: about 1 s and 3 MB
@@ -171,6 +173,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.add_middleware(RequestGuard, max_body_bytes=cfg.max_body_bytes)
     creations = BucketsByKey(cfg.create_per_minute / 60, cfg.create_burst)
     joins = BucketsByKey(cfg.join_per_minute / 60, cfg.join_burst)
+    shares = BucketsByKey(cfg.share_per_minute / 60, cfg.share_burst)
     hint_calls = BucketsByKey(cfg.hints_per_second, cfg.hints_burst)
     review_calls = BucketsByKey(cfg.hints_per_second, cfg.hints_burst)  # per address
     proxies = TrustedProxies(cfg.forwarded_allow_ips)
@@ -340,12 +343,25 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         adviser = get_bot(hint_bot(cfg.hint_ms), room.seed + mine)
         return Hints.model_validate(await lobby().thinker.run(seat_hints, view, adviser))
 
+    # a QR code is a function of its link alone: each is drawn once (off the event loop,
+    # which it held ~8 ms) and kept, the newest QR_CACHE of them
+    qr_codes: OrderedDict[str, str] = OrderedDict()
+
     @app.get("/api/rooms/{room_id}/share")
     async def share(room_id: str, request: Request) -> Share:
         """The room's link for friends, and its QR code (SVG)."""
+        if not shares.take(client_address(request)):
+            raise RoomError(429, f"too many share links: at most {cfg.share_per_minute:g} a "
+                                 "minute from one address", "rate_limited")
         await get_room(room_id)  # 404 for an unknown room
         url = f"{public_base(request, cfg)}/room/{room_id}"
-        return Share(url=url, qr_svg=_qr_svg(url))
+        svg = qr_codes.get(url)
+        if svg is None:
+            svg = qr_codes[url] = await asyncio.to_thread(_qr_svg, url)
+            while len(qr_codes) > QR_CACHE:
+                qr_codes.popitem(last=False)
+        qr_codes.move_to_end(url)
+        return Share(url=url, qr_svg=svg)
 
     # a finished match's record is served as the text stored (or made once), and parsed
     # off the event loop when needed: a points match of thousands of hands has a 10 MB
