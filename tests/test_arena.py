@@ -13,6 +13,7 @@ from hzmj.arena import (
     mean_ci,
     paired_t_pvalue,
     plan,
+    print_report,
     run,
     sign_test_pvalue,
     t_cdf,
@@ -99,3 +100,25 @@ def test_workers_never_outnumber_the_games(monkeypatch: pytest.MonkeyPatch) -> N
     assert started == [2] and [r.game for r in results] == games
     assert run(games[:1], rules, workers=10_000)[0].game == games[0]  # one game: in-process
     assert started == [2]
+
+
+def test_the_report_fits_a_terminal_of_80_columns() -> None:
+    # the decision times were a seventh column: at 80 columns "ms med/mean/max" read
+    # "ms med/mean/…" and the max was cut from every row ("1.71/9.7/…")
+    from rich.console import Console
+
+    bot = {"hands": 16, "mean_points_per_hand": -0.4375, "ci95": [-6.0, 5.125],
+           "win_rate": 0.125, "mean_multiplier": 2.0, "decision_ms_median": 1.713,
+           "decision_ms_mean": 9.71, "decision_ms_max": 104.2}
+    report = {"hands": 16, "matches": 2, "deals": 2, "duplicate": False, "seed": 1,
+              "seconds": 2.0, "pairs": [],
+              "bots": {"strong": bot, "efficiency": {**bot, "hands": 48,
+                                                      "decision_ms_max": 7.0}}}
+    out = Console(width=80, record=True, highlight=False)
+    with out.capture() as captured:
+        print_report(report, out)
+    lines = captured.get().splitlines()
+    assert "…" not in "".join(lines[:7]).replace("-6.00 … 5.12", "")
+    assert "│ strong     │    16 │    -0.44 │ -6.00 … 5.12 │     0.12 │   2.00 │" in lines
+    assert lines[7:10] == ["decision times, ms (median / mean / max):",
+                           "  strong      1.71 / 9.7 / 104", "  efficiency  1.71 / 9.7 / 7"]

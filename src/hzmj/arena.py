@@ -377,16 +377,22 @@ def print_report(report: dict[str, Any], console: Any) -> None:
              f"{', duplicate' if report['duplicate'] else ''}), seed {report['seed']}, "
              f"{report['seconds']} s")
     table = Table(title=title)
-    for col in ("bot", "hands", "pts/hand", "95% CI", "win rate", "mean M",
-                "ms med/mean/max"):
-        table.add_column(col)
+    table.add_column("bot")
+    for col in ("hands", "pts/hand", "95% CI", "win rate", "mean M"):
+        table.add_column(col, justify="right", no_wrap=True)
     for name, b in report["bots"].items():
         lo, hi = b["ci95"]
         table.add_row(name, str(b["hands"]), fmt(b["mean_points_per_hand"]),
-                      f"[{fmt(lo)}, {fmt(hi)}]", fmt(b["win_rate"]), fmt(b["mean_multiplier"]),
-                      f"{b['decision_ms_median']:.2f}/{b['decision_ms_mean']:.1f}/"
-                      f"{b['decision_ms_max']:.0f}" if b["decision_ms_max"] is not None else "–")
+                      f"{fmt(lo)} … {fmt(hi)}", fmt(b["win_rate"]), fmt(b["mean_multiplier"]))
     console.print(table)
+    # a column of their own made the table wider than a terminal: the max was cut to "…"
+    timed = {name: b for name, b in report["bots"].items() if b["decision_ms_max"] is not None}
+    if timed:
+        console.print("decision times, ms (median / mean / max):")
+    width = max(map(len, timed), default=0)
+    for name, b in timed.items():
+        console.print(f"  {name:<{width}}  {b['decision_ms_median']:.2f} / "
+                      f"{b['decision_ms_mean']:.1f} / {b['decision_ms_max']:.0f}")
     pairs = Table(title="A scores more than B? (one-sided, paired over deals)")
     for col in ("A", "B", "deals", "mean diff", "p (t-test)", "p (sign test)"):
         pairs.add_column(col)
