@@ -131,6 +131,21 @@ def test_score_real_subprocess() -> None:
     assert proc.stderr == "error: unknown character 'x' at position 2 in '12x'\n"
 
 
+def test_a_long_explanation_line_goes_on_under_its_text_not_under_the_bullet() -> None:
+    # at 80 columns "(RULES §8.2)" was wrapped to the start of the next line
+    result = runner.invoke(app, ["score", "123456789m111pP", "--win", "1z", "--chain", "piao"],
+                           env={"COLUMNS": "80"})
+    lines = [line.rstrip() for line in result.stdout.splitlines()]
+    at = lines.index("  • chain ['piao']: k=0 kongs, p=1 财神 discards, t=0 kongs after the last 飘")
+    assert lines[at + 1] == "    (RULES §8.2)"
+    settle = runner.invoke(app, ["settle", "--winner", "1", "--multiplier", "1", "--tan",
+                                 "1:0:3"], env={"COLUMNS": "60"})
+    assert [line.rstrip() for line in settle.stdout.splitlines()][-3:] == [
+        "  • T = 2 + 1 + 1 = 4",
+        "  • a contract applies: players who are not liable pay",
+        "    nothing (RULES §10.4)"]
+
+
 # --------------------------------------------------------------------------------------
 # hzmj settle
 

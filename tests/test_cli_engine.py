@@ -35,10 +35,24 @@ def test_simulate_without_a_win_has_no_mean_multiplier() -> None:
     assert data["wins"] == 0 and data["wins_by_name"] == {}
     assert data["mean_multiplier"] is None
     text = runner.invoke(app, args).stdout
-    assert "│ mean_multiplier │ –" in text and "wins by pattern" not in text
+    assert "│ mean M of a win │ –" in text and "wins by pattern" not in text
     with_wins = json.loads(runner.invoke(app, ["simulate", "--hands", "8", "--seed", "1",
                                                "--bot", "efficiency", "--json"]).stdout)
     assert with_wins["wins"] > 0 and with_wins["mean_multiplier"] >= 1
+
+
+def test_simulate_s_table_reads_in_words_and_keeps_the_digest_whole() -> None:
+    # the rows were the JSON keys ("zero_sum │ True", "hands_per_s"), the points a bare
+    # list, and the digest was cut to fit 80 columns ("577cfe…"): no run could be compared
+    args = ["simulate", "--hands", "16", "--seed", "1", "--bot", "efficiency"]
+    data = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
+    text = runner.invoke(app, args).stdout
+    assert "│ points          │ seat 0 -22, seat 1 +24, seat 2 +12, seat 3 -14 │" in text
+    assert data["points"] == [-22, 24, 12, -14]  # docs/cli.md's example
+    assert "│ zero sum        │ yes " in text and "│ draws (荒庄)    │ 0 " in text
+    assert "│ mean M of a win │ 1.00 " in text and data["mean_multiplier"] == 1.0
+    assert f"\ndigest of every record: {data['digest']}\n" in text
+    assert "_" not in text.partition("wins by pattern")[0]  # no JSON key shows
 
 
 def test_simulate_rejects_bad_rule_and_bot() -> None:

@@ -423,8 +423,18 @@ def _show_score(hand: Hand, win_tile: Tile, caishen: Tile, result: HandScore,
     else:
         table.add_row("result", Text("no win (不胡)", style="bold red"))
     out.print(table)
-    for line in result.explanation:
-        out.print(Text(f"  • {line}"))
+    _bullets(out, result.explanation)
+
+
+def _bullets(out: Console, lines: Sequence[str]) -> None:
+    """``  • line`` each, a line too long for the terminal continued under its text (not
+    under the bullet)."""
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True)
+    grid.add_column()
+    for line in lines:
+        grid.add_row("  •", Text(line))
+    out.print(grid)
 
 
 # --------------------------------------------------------------------------------------
@@ -505,8 +515,7 @@ def _show_settlement(result: Settlement) -> None:
         deltas.add_column(f"seat {seat}", justify="right")
     deltas.add_row(*(f"{d:+d}" for d in result.deltas))
     out.print(deltas)
-    for note in result.notes:
-        out.print(Text(f"  • {note}"))
+    _bullets(out, result.notes)
 
 
 # --------------------------------------------------------------------------------------
@@ -644,10 +653,19 @@ def simulate_command(
     table = Table(title=f"{counted(data['hands'], 'hand')}, seed {seed}, bots {','.join(names)}")
     table.add_column("statistic")
     table.add_column("value")
-    for key in ("hands", "matches", "wins", "draws", "mean_multiplier", "points", "zero_sum",
-                "hands_per_s", "digest"):
-        table.add_row(key, "–" if data[key] is None else str(data[key]))
+    mean = data["mean_multiplier"]
+    for label, value in (
+            ("hands", str(data["hands"])), ("matches", str(data["matches"])),
+            ("wins", str(data["wins"])), ("draws (荒庄)", str(data["draws"])),
+            ("mean M of a win", "–" if mean is None else f"{mean:.2f}"),
+            ("points", ", ".join(f"seat {i} {p:+d}" for i, p in enumerate(data["points"]))),
+            ("zero sum", "yes" if data["zero_sum"] else "NO: points were made or lost"),
+            ("speed", f"{data['hands_per_s']:,.1f} hands a second")):
+        table.add_row(label, value)
     out.print(table)
+    # whole, on a line of its own: a digest is for comparing runs (equal arguments, equal
+    # digest), and the table cut it to fit
+    out.print(f"digest of every record: {data['digest']}", soft_wrap=True)
     if data["wins_by_name"]:
         wins = Table(title="wins by pattern")
         wins.add_column("pattern")
