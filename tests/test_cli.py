@@ -302,7 +302,11 @@ def test_waits_readable_output() -> None:
     pytest.param(["settle", "--winner", "1", "--multiplier", "3"], "power of two",
                  id="bad-multiplier"),
     pytest.param(["settle", "--winner", "1", "--multiplier", "1", "--players", "5"],
-                 "players", id="bad-players"),
+                 "error: --players: a table seats 2, 3 or 4 players, got 5 (RULES §2.1)",
+                 id="bad-players"),  # was "rule players: must be one of …": no --rule given
+    pytest.param(["simulate", "--players", "1"],
+                 "error: --players: a table seats 2, 3 or 4 players, got 1 (RULES §2.1)",
+                 id="simulate-bad-players"),
     pytest.param(["settle", "--winner", "1", "--multiplier", "1", "--discarder", "2",
                   "--level", "3", "--rule", "discard_win=true"], "§8.4",
                  id="discard-win-between-non-dealers"),

@@ -242,6 +242,8 @@ def parse_rules(items: Sequence[str] | None, *, players: int | None = None,
     with ``bots`` (the count of ``--bots``, which seats one bot each), must match them."""
     if bots and players not in (2, 3, 4):
         fail(f"--bots lists {counted(players or 0, 'bot')}: a table seats 2, 3 or 4 (one bot per seat)")
+    if players is not None and players not in (2, 3, 4):  # RULES §2.1
+        fail(f"--players: a table seats 2, 3 or 4 players, got {players} (RULES §2.1)")
     try:
         # --players goes in first so that rules depending on it (缺一门) validate with it
         base = Rules() if players is None else Rules(players=players)
