@@ -497,6 +497,18 @@ def test_help_names_each_value_and_leaves_flags_bare() -> None:
     assert re.search(r"--duplicate\s+Replay every deal", arena)
 
 
+def test_help_paragraphs_are_reflowed_not_broken_where_the_source_breaks() -> None:
+    # "…for a server's record, that" ended a line of its own: Typer kept the docstring's
+    # line breaks in every paragraph but the first
+    lines = [line.strip() for line in help_page("replay").splitlines()]
+    at = lines.index("Usage: hzmj replay [OPTIONS] RECORD.json") + 2
+    assert lines[at:at + 5] == [
+        "Print a recorded match event by event: the deal, every move, each hand's result and its",
+        "explanation.", "",
+        "--verify also checks every figure the record stores and, for a server's record, that the seed",
+        "opens the commitment published at the start."]
+
+
 def test_node_alone_prints_its_help_like_hzmj_alone() -> None:
     result = runner.invoke(app, ["node"])
     assert result.exit_code == 0 and "drain" in result.stdout and result.stderr == ""

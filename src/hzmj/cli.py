@@ -12,6 +12,7 @@ Bad input never shows a traceback: it exits with code 2 and one line on stderr,
 
 from __future__ import annotations
 
+import inspect
 import json
 import socket
 import sys
@@ -99,8 +100,21 @@ def _plain(params: list[Any]) -> list[Any]:
     return params
 
 
+def _paragraphs(text: str | None) -> str | None:
+    """A docstring's paragraphs each made one line: Typer reflows the first paragraph of a
+    command's help but keeps the source's line breaks in the others."""
+    if text is None:
+        return None
+    return "\n\n".join(" ".join(p.split()) for p in inspect.cleandoc(text).split("\n\n"))
+
+
 class _Command(TyperCommand):
-    """Every ``hzmj`` command: its help as :func:`_plain` shows it."""
+    """Every ``hzmj`` command: its help as :func:`_plain` and :func:`_paragraphs` show
+    it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.help = _paragraphs(self.help)
 
     def get_params(self, ctx: Any) -> list[Any]:
         return _plain(super().get_params(ctx))
@@ -720,7 +734,8 @@ def replay_command(
     """Print a recorded match event by event: the deal, every move, each hand's result
     and its explanation.
 
-    --verify also checks every figure the record stores and, for a server's record, that the seed opens the commitment published at the start."""
+    --verify also checks every figure the record stores and, for a server's record, that
+    the seed opens the commitment published at the start."""
     from hzmj.record import RecordError, replay_steps, verify
 
     record = read_record_file(record_path)
