@@ -250,6 +250,89 @@ def test_the_rule_book_has_every_pages_header(
 # ------------------------------------------------------------------ a finished room
 
 
+LONG_NAMES = ["张三李四王五赵六钱七孙八", "Bartholomew Featherstone", "Alexandria Montgomeryxyz", "Dan"]
+
+
+def show_final_results(page: Any, names: list[str]) -> None:
+    """The final results dialog (终局, then 战绩) of an 8-hand match among ``names``, drawn
+    by the page's own render.js as the table draws it (room.js, finalBody)."""
+    page.evaluate("""async (names) => {
+      const { dialog, finalElement, historyElement, h } = await import('/static/render.js');
+      const { t } = await import('/static/i18n.js');
+      const deltas = [[24, -8, -8, -8], [-2, 6, -2, -2], [0, 0, 0, 0], [-96, -32, 160, -32],
+        [12, -4, -4, -4], [-4, -4, 12, -4], [-16, 48, -16, -16], [0, 0, 0, 0]];
+      let points = [100, 100, 100, 100];
+      const history = deltas.map((d, k) => {
+        points = points.map((p, i) => p + d[i]);
+        const winner = d.some((x) => x > 0) ? d.indexOf(Math.max(...d)) : null;
+        return { hand_no: k + 1, result: winner === null ? 'draw' : 'win', winner,
+          from: k % 2 ? (winner + 1) % 4 : null, deltas: d, points,
+          win: winner === null ? null : { score: { names: { zh: '平胡', en: 'plain win' } } } };
+      });
+      const ranking = [0, 1, 2, 3].sort((a, b) => points[b] - points[a]);
+      dialog(t('final'), h('div', {}, finalElement({ ranking, points }, names),
+        h('h3', {}, t('history')), historyElement(history, names, 4)),
+        [[t('replay')], [t('back_lobby')]]);
+    }""", names)
+
+
+# Each seat's column head in 战绩: [its title, its lines of text, its right edge, its name's
+# shown and whole widths (0, 0 without one)], and the table's box.
+SCORES = """() => {
+  const wrap = document.querySelector('dialog.modal .history-wrap');
+  const lines = (n) => {  // the rows its text stands on
+    const tops = new Set();
+    const walker = document.createTreeWalker(n, NodeFilter.SHOW_TEXT);
+    for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+      const range = document.createRange();
+      range.selectNodeContents(text);
+      for (const r of range.getClientRects()) tops.add(Math.round(r.top));
+    }
+    return tops.size; };
+  const heads = [...wrap.querySelectorAll('thead th')].slice(-4).map((th) => {
+    const name = th.querySelector('.hist-name');
+    return [th.title, lines(th), th.getBoundingClientRect().right,
+            name ? name.clientWidth : 0, name ? name.scrollWidth : 0]; });
+  const cells = [...wrap.querySelectorAll('td.hist-cell .delta')].map((n) =>
+    n.getBoundingClientRect().right);
+  return { heads, cells, scroll: wrap.scrollWidth - wrap.clientWidth,
+           right: wrap.getBoundingClientRect().right };
+}"""
+
+
+@pytest.mark.parametrize("width, lang", [(390, "en"), (390, "zh"), (320, "en"), (320, "zh")])
+def test_the_final_scores_fit_a_phone_with_long_names(
+        server: _Server, browser: Any, width: int, lang: str) -> None:
+    """The final results' 战绩 (every hand's points per seat) with long names (12 Chinese
+    characters, 24 Latin letters) was wider than a 390 px phone: it scrolled sideways, the
+    last seat's column cut at the edge, and a name stood a character a line over 7 lines.
+    It fits: each seat's head is its number and its name on one line, shortened with "…"
+    (the whole name its title), each hand's result a line over the seats' numbers."""
+    page = phone(browser, width, 844, lang)
+    try:
+        page.goto(server.base + "/")
+        page.wait_for_selector("form.create button")
+        show_final_results(page, LONG_NAMES)
+        sync_api.expect(page.locator("dialog.modal table.history tbody tr")).to_have_count(8)
+        got = page.evaluate(SCORES)
+        page.locator("dialog.modal h3").scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / f"layout-final-scores-{lang}-{width}.png"))
+        assert got["scroll"] == 0, got
+        assert all(right <= got["right"] + 0.5 for right in got["cells"]), got
+        seat = "seat {}" if lang == "en" else "{}号位"
+        for i, (title, lines, right, shown, whole) in enumerate(got["heads"]):
+            assert title == f"{seat.format(i + 1)} {LONG_NAMES[i]}", got
+            assert lines <= 2 and right <= got["right"] + 0.5, got
+            assert (whole > shown) == (LONG_NAMES[i] != "Dan"), got  # shortened, or whole
+        # a hand's result is whole, the winner's name with it
+        sync_api.expect(page.locator("dialog.modal td.hist-result").first).to_contain_text(
+            LONG_NAMES[0])
+    finally:
+        page.context.close()
+
+
+
+
 def finish_a_short_match(page: Any, base: str) -> str:
     """A points match at base score 40 under 托管 (a win or two ends it): the room id once
     the final table shows."""
