@@ -107,6 +107,13 @@ export function rulesHref(number) {
   return `/rules?lang=${getLang() === "zh" ? "zh" : "en"}${number ? `#s${number}` : ""}`;
 }
 
+/** A finished match's replay at its end, the final table (at step 1, the deal, it showed
+ * nothing of the result): the server's "my matches" links are the same
+ * (hzmj.server.history.replay_path). */
+export function replayHref(roomId) {
+  return `/replay/${encodeURIComponent(roomId)}#end`;
+}
+
 /** A link to a paragraph of the rule book: "§6.5". */
 export function ruleLink(number, label) {
   return h("a.rule-ref", { href: rulesHref(number), target: "_blank", rel: "noopener",
