@@ -283,7 +283,9 @@ def test_the_rule_book_has_every_pages_header(
 # ------------------------------------------------------------------ a finished room
 
 
-LONG_NAMES = ["张三李四王五赵六钱七孙八", "Bartholomew Featherstone", "Alexandria Montgomeryxyz", "Dan"]
+# 12 Chinese characters, 24 Latin letters in two words and in one, and a bot's name
+LONG_NAMES = ["张三李四王五赵六钱七孙八", "Bartholomew Featherstones", "效率机器人 3",
+              "Maximilianalexandersmith"]
 
 
 def show_final_results(page: Any, names: list[str]) -> None:
@@ -309,26 +311,24 @@ def show_final_results(page: Any, names: list[str]) -> None:
     }""", names)
 
 
-# Each seat's column head in 战绩: [its title, its lines of text, its right edge, its name's
-# shown and whole widths (0, 0 without one)], and the table's box.
+# Each seat's column head in 战绩: [its title, its height, its right edge, its name's shown
+# and whole heights (0, 0 without one)], one line's height, and the table's box.
 SCORES = """() => {
   const wrap = document.querySelector('dialog.modal .history-wrap');
-  const lines = (n) => {  // the rows its text stands on
-    const tops = new Set();
-    const walker = document.createTreeWalker(n, NodeFilter.SHOW_TEXT);
-    for (let text = walker.nextNode(); text; text = walker.nextNode()) {
-      const range = document.createRange();
-      range.selectNodeContents(text);
-      for (const r of range.getClientRects()) tops.add(Math.round(r.top));
-    }
-    return tops.size; };
   const heads = [...wrap.querySelectorAll('thead th')].slice(-4).map((th) => {
     const name = th.querySelector('.hist-name');
-    return [th.title, lines(th), th.getBoundingClientRect().right,
-            name ? name.clientWidth : 0, name ? name.scrollWidth : 0]; });
+    return [th.title, th.getBoundingClientRect().height, th.getBoundingClientRect().right,
+            name ? name.clientHeight : 0, name ? name.scrollHeight : 0]; });
+  const line = document.createElement('span');
+  line.textContent = '号 Mg';
+  wrap.querySelector('thead th.hist-seat').append(line);
+  const lineHeight = line.getBoundingClientRect().height;
+  line.remove();
   const cells = [...wrap.querySelectorAll('td.hist-cell .delta')].map((n) =>
     n.getBoundingClientRect().right);
-  return { heads, cells, scroll: wrap.scrollWidth - wrap.clientWidth,
+  const sheet = document.querySelector('dialog.modal');
+  return { heads, cells, lineHeight, scroll: wrap.scrollWidth - wrap.clientWidth,
+           sheet: sheet.scrollWidth - sheet.clientWidth,
            right: wrap.getBoundingClientRect().right };
 }"""
 
@@ -339,8 +339,9 @@ def test_the_final_scores_fit_a_phone_with_long_names(
     """The final results' 战绩 (every hand's points per seat) with long names (12 Chinese
     characters, 24 Latin letters) was wider than a 390 px phone: it scrolled sideways, the
     last seat's column cut at the edge, and a name stood a character a line over 7 lines.
-    It fits: each seat's head is its number and its name on one line, shortened with "…"
-    (the whole name its title), each hand's result a line over the seats' numbers."""
+    It fits: each seat's head is its number and its name on two lines at most, shortened
+    with "…" (the whole name its title), each hand's result a line over the seats' numbers;
+    the bots' names keep their numbers ("效率机器人 2" was "效率机器…" on one line)."""
     page = phone(browser, width, 844, lang)
     try:
         page.goto(server.base + "/")
@@ -350,13 +351,16 @@ def test_the_final_scores_fit_a_phone_with_long_names(
         got = page.evaluate(SCORES)
         page.locator("dialog.modal h3").scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / f"layout-final-scores-{lang}-{width}.png"))
-        assert got["scroll"] == 0, got
+        assert got["scroll"] == 0 and got["sheet"] == 0, got  # nor the final table
         assert all(right <= got["right"] + 0.5 for right in got["cells"]), got
         seat = "seat {}" if lang == "en" else "{}号位"
-        for i, (title, lines, right, shown, whole) in enumerate(got["heads"]):
+        for i, (title, height, right, shown, whole) in enumerate(got["heads"]):
             assert title == f"{seat.format(i + 1)} {LONG_NAMES[i]}", got
-            assert lines <= 2 and right <= got["right"] + 0.5, got
-            assert (whole > shown) == (LONG_NAMES[i] != "Dan"), got  # shortened, or whole
+            # the seat's number and two lines of its name, and padding (a name stood a
+            # character a line)
+            assert height <= 3 * got["lineHeight"] + 10 and right <= got["right"] + 0.5, got
+            if i != 1:  # the one-word names shortened, the bot's whole
+                assert (whole > shown) == (i != 2), got
         # a hand's result is whole, the winner's name with it
         sync_api.expect(page.locator("dialog.modal td.hist-result").first).to_contain_text(
             LONG_NAMES[0])

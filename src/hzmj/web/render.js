@@ -463,8 +463,8 @@ export function settlementElement(current, he, names) {
 }
 
 /** 战绩: one row per finished hand — result, each seat's change and running total.  Each
- * seat's column is headed by its number and its name on one line, shortened with "…" (the
- * whole name its title): long names pushed the last seat's column past a phone's edge.  In a
+ * seat's column is headed by its number and its name on two lines at most, shortened with
+ * "…" (the whole name its title): long names pushed the last seat's column past a phone's edge.  In a
  * narrow box (a phone) each hand's result is a line of its own, over the seats' numbers
  * (style.css, `.history-wrap`). */
 export function historyElement(history, names, n) {
