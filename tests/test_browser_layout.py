@@ -798,6 +798,51 @@ def test_a_landscape_phones_toolbar_is_in_your_area(server: _Server, browser: An
         page.context.close()
 
 
+# A claim's banner (a pong by seat 2, named ``name``) as the table shows it: its box, and
+# the other seats' heads, concealed counts, melds and discards under it.
+CLAIM_BANNER = """async (name) => {
+  const { eventFeedback } = await import('/static/feedback.js');
+  eventFeedback({}, { type: 'pong', seat: 1, tile: '5p' }, () => name, 0);
+  const b = document.querySelector('.fx-banner').getBoundingClientRect();
+  const under = (r) => r.left < b.right && r.right > b.left && r.top < b.bottom && r.bottom > b.top;
+  const parts = ['.seat-head', '.backs-count', '.melds .tile', '.discards']
+    .map((p) => `.table .seat:not(.own) ${p}`).join(', ');
+  const node = document.querySelector('.fx-banner');
+  return { box: [b.left, b.top, b.right, b.bottom].map(Math.round),
+    overflow: node.scrollWidth - node.clientWidth,
+    under: [...document.querySelectorAll(parts)].filter((n) => under(n.getBoundingClientRect()))
+      .map((n) => `${n.className} of seat ${n.closest('.seat').dataset.seat}`) };
+}"""
+
+
+@pytest.mark.parametrize("width, height, lang", [(390, 844, "en"), (390, 844, "zh"),
+                                                 (844, 390, "en")])
+def test_a_claims_banner_covers_no_other_seat(
+        server: _Server, browser: Any, width: int, height: int, lang: str) -> None:
+    """A claim's banner ("Bob 碰 (Pong)!", 1.3 s) stood at 38% of the screen: on a portrait
+    phone that is the side seats' row, and it covered their discards, their concealed
+    count (×13) and the meld it announced.  It stands over the table's centre (the hand's
+    number, the 财神 and the wall), on every phone's screen clear of the other seats, and a
+    long name breaks inside it (it ran past a phone's edge)."""
+    page = phone(browser, width, height, lang)
+    try:
+        web.create_room_with_bots(page, server.base, 3, numbers={"turn_seconds": 90})
+        page.wait_for_selector(".hand-tile.playable", timeout=60000)
+        for name in ("Bob", "效率机器人 2", "Maximilianalexandersmith"):
+            got = page.evaluate(CLAIM_BANNER, name)
+            assert got["under"] == [], (name, got)
+            # on screen, its words inside it (a long name ran past a phone's edge)
+            assert got["box"][0] >= 0 and got["box"][2] <= width and got["overflow"] <= 0, got
+            centre = page.locator(".table .centre-info").bounding_box()
+            assert centre is not None
+            middle = centre["y"] + centre["height"] / 2
+            assert abs((got["box"][1] + got["box"][3]) / 2 - middle) <= 1, (got, centre)
+        page.wait_for_timeout(300)  # the banner in, whole
+        page.screenshot(path=str(ARTIFACTS / f"layout-claim-banner-{lang}-{width}.png"))
+    finally:
+        page.context.close()
+
+
 def test_a_dropped_network_is_said_on_a_phones_screen(server: _Server, browser: Any) -> None:
     """"Disconnected, reconnecting…" showed at the page's top, above the toolbar: a phone
     scrolled down its table (to the centre, to the hand) saw the table freeze with nothing
