@@ -398,7 +398,7 @@ def test_a_guest_upgraded_keeps_its_matches(client: TestClient) -> None:
     assert body["claimed_matches"] == 1
     [mine] = client.get("/api/me/matches").json()["matches"]
     assert mine["room_id"] == room and mine["place"] == guest_match["place"]
-    assert mine["points"] == guest_match["points"] and mine["replay"] == f"/replay/{room}"
+    assert mine["points"] == guest_match["points"] and mine["replay"] == f"/replay/{room}#end"
     # another browser (no cookies) sees nothing
     with other_browser(client) as other:
         assert other.get("/api/me/matches").json() == {"matches": []}

@@ -126,6 +126,39 @@ def test_every_figure_of_the_settlement_is_bold(server: _Server, browser: Any, l
     page.context.close()
 
 
+# The ink of ``text`` drawn at weights 400 and 700 in the page's own font, 16 px: the sum of
+# its pixels' opacity, one a fully inked pixel.
+INK = """async (text) => {
+  await document.fonts.ready;
+  const family = getComputedStyle(document.body).fontFamily;
+  return [400, 700].map((weight) => {
+    const canvas = document.createElement('canvas');
+    canvas.width = 240;
+    canvas.height = 40;
+    const g = canvas.getContext('2d');
+    g.font = `${weight} 16px ${family}`;
+    g.fillText(text, 4, 28);
+    const pixels = g.getImageData(0, 0, 240, 40).data;
+    let ink = 0;
+    for (let i = 3; i < pixels.length; i += 4) ink += pixels[i] / 255;
+    return ink; });
+}"""
+
+
+def test_bold_chinese_is_drawn_bold(server: _Server, page_at: Any) -> None:
+    """The page named its fallback Chinese font (WenQuanYi Zen Hei, one regular face), and
+    Chromium draws a font named so at that face: bold Chinese (headings, 战绩, 底分 and 封顶
+    beside their bold figures) showed regular, as heavy as plain text, while the bold test
+    above passed on the computed weight.  Reached through sans-serif it is emboldened:
+    bold Chinese has well over a tenth more ink than plain, as bold Latin has."""
+    page = page_at(390, 844)
+    page.goto(server.base + "/")
+    page.wait_for_selector("form.create button")
+    for text in ("底分封顶战绩终局", "Base score"):
+        regular, bold = page.evaluate(INK, text)
+        assert regular > 100 and bold > 1.15 * regular, (text, regular, bold)
+
+
 # ------------------------------------------------------------------ the header
 
 
@@ -248,6 +281,93 @@ def test_the_rule_book_has_every_pages_header(
 
 
 # ------------------------------------------------------------------ a finished room
+
+
+# 12 Chinese characters, 24 Latin letters in two words and in one, and a bot's name
+LONG_NAMES = ["张三李四王五赵六钱七孙八", "Bartholomew Featherstones", "效率机器人 3",
+              "Maximilianalexandersmith"]
+
+
+def show_final_results(page: Any, names: list[str]) -> None:
+    """The final results dialog (终局, then 战绩) of an 8-hand match among ``names``, drawn
+    by the page's own render.js as the table draws it (room.js, finalBody)."""
+    page.evaluate("""async (names) => {
+      const { dialog, finalElement, historyElement, h } = await import('/static/render.js');
+      const { t } = await import('/static/i18n.js');
+      const deltas = [[24, -8, -8, -8], [-2, 6, -2, -2], [0, 0, 0, 0], [-96, -32, 160, -32],
+        [12, -4, -4, -4], [-4, -4, 12, -4], [-16, 48, -16, -16], [0, 0, 0, 0]];
+      let points = [100, 100, 100, 100];
+      const history = deltas.map((d, k) => {
+        points = points.map((p, i) => p + d[i]);
+        const winner = d.some((x) => x > 0) ? d.indexOf(Math.max(...d)) : null;
+        return { hand_no: k + 1, result: winner === null ? 'draw' : 'win', winner,
+          from: k % 2 ? (winner + 1) % 4 : null, deltas: d, points,
+          win: winner === null ? null : { score: { names: { zh: '平胡', en: 'plain win' } } } };
+      });
+      const ranking = [0, 1, 2, 3].sort((a, b) => points[b] - points[a]);
+      dialog(t('final'), h('div', {}, finalElement({ ranking, points }, names),
+        h('h3', {}, t('history')), historyElement(history, names, 4)),
+        [[t('replay')], [t('back_lobby')]]);
+    }""", names)
+
+
+# Each seat's column head in 战绩: [its title, its height, its right edge, its name's shown
+# and whole heights (0, 0 without one)], one line's height, and the table's box.
+SCORES = """() => {
+  const wrap = document.querySelector('dialog.modal .history-wrap');
+  const heads = [...wrap.querySelectorAll('thead th')].slice(-4).map((th) => {
+    const name = th.querySelector('.hist-name');
+    return [th.title, th.getBoundingClientRect().height, th.getBoundingClientRect().right,
+            name ? name.clientHeight : 0, name ? name.scrollHeight : 0]; });
+  const line = document.createElement('span');
+  line.textContent = '号 Mg';
+  wrap.querySelector('thead th.hist-seat').append(line);
+  const lineHeight = line.getBoundingClientRect().height;
+  line.remove();
+  const cells = [...wrap.querySelectorAll('td.hist-cell .delta')].map((n) =>
+    n.getBoundingClientRect().right);
+  const sheet = document.querySelector('dialog.modal');
+  return { heads, cells, lineHeight, scroll: wrap.scrollWidth - wrap.clientWidth,
+           sheet: sheet.scrollWidth - sheet.clientWidth,
+           right: wrap.getBoundingClientRect().right };
+}"""
+
+
+@pytest.mark.parametrize("width, lang", [(390, "en"), (390, "zh"), (320, "en"), (320, "zh")])
+def test_the_final_scores_fit_a_phone_with_long_names(
+        server: _Server, browser: Any, width: int, lang: str) -> None:
+    """The final results' 战绩 (every hand's points per seat) with long names (12 Chinese
+    characters, 24 Latin letters) was wider than a 390 px phone: it scrolled sideways, the
+    last seat's column cut at the edge, and a name stood a character a line over 7 lines.
+    It fits: each seat's head is its number and its name on two lines at most, shortened
+    with "…" (the whole name its title), each hand's result a line over the seats' numbers;
+    the bots' names keep their numbers ("效率机器人 2" was "效率机器…" on one line)."""
+    page = phone(browser, width, 844, lang)
+    try:
+        page.goto(server.base + "/")
+        page.wait_for_selector("form.create button")
+        show_final_results(page, LONG_NAMES)
+        sync_api.expect(page.locator("dialog.modal table.history tbody tr")).to_have_count(8)
+        got = page.evaluate(SCORES)
+        page.locator("dialog.modal h3").scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / f"layout-final-scores-{lang}-{width}.png"))
+        assert got["scroll"] == 0 and got["sheet"] == 0, got  # nor the final table
+        assert all(right <= got["right"] + 0.5 for right in got["cells"]), got
+        seat = "seat {}" if lang == "en" else "{}号位"
+        for i, (title, height, right, shown, whole) in enumerate(got["heads"]):
+            assert title == f"{seat.format(i + 1)} {LONG_NAMES[i]}", got
+            # the seat's number and two lines of its name, and padding (a name stood a
+            # character a line)
+            assert height <= 3 * got["lineHeight"] + 10 and right <= got["right"] + 0.5, got
+            if i != 1:  # the one-word names shortened, the bot's whole
+                assert (whole > shown) == (i != 2), got
+        # a hand's result is whole, the winner's name with it
+        sync_api.expect(page.locator("dialog.modal td.hist-result").first).to_contain_text(
+            LONG_NAMES[0])
+    finally:
+        page.context.close()
+
+
 
 
 def finish_a_short_match(page: Any, base: str) -> str:
@@ -674,6 +794,51 @@ def test_a_landscape_phones_toolbar_is_in_your_area(server: _Server, browser: An
         assert page.evaluate("scrollY") == scrolled
         assert page.evaluate(HIDDEN) == []
         shot(page, "layout-landscape-toolbar.png")
+    finally:
+        page.context.close()
+
+
+# A claim's banner (a pong by seat 2, named ``name``) as the table shows it: its box, and
+# the other seats' heads, concealed counts, melds and discards under it.
+CLAIM_BANNER = """async (name) => {
+  const { eventFeedback } = await import('/static/feedback.js');
+  eventFeedback({}, { type: 'pong', seat: 1, tile: '5p' }, () => name, 0);
+  const b = document.querySelector('.fx-banner').getBoundingClientRect();
+  const under = (r) => r.left < b.right && r.right > b.left && r.top < b.bottom && r.bottom > b.top;
+  const parts = ['.seat-head', '.backs-count', '.melds .tile', '.discards']
+    .map((p) => `.table .seat:not(.own) ${p}`).join(', ');
+  const node = document.querySelector('.fx-banner');
+  return { box: [b.left, b.top, b.right, b.bottom].map(Math.round),
+    overflow: node.scrollWidth - node.clientWidth,
+    under: [...document.querySelectorAll(parts)].filter((n) => under(n.getBoundingClientRect()))
+      .map((n) => `${n.className} of seat ${n.closest('.seat').dataset.seat}`) };
+}"""
+
+
+@pytest.mark.parametrize("width, height, lang", [(390, 844, "en"), (390, 844, "zh"),
+                                                 (844, 390, "en")])
+def test_a_claims_banner_covers_no_other_seat(
+        server: _Server, browser: Any, width: int, height: int, lang: str) -> None:
+    """A claim's banner ("Bob 碰 (Pong)!", 1.3 s) stood at 38% of the screen: on a portrait
+    phone that is the side seats' row, and it covered their discards, their concealed
+    count (×13) and the meld it announced.  It stands over the table's centre (the hand's
+    number, the 财神 and the wall), on every phone's screen clear of the other seats, and a
+    long name breaks inside it (it ran past a phone's edge)."""
+    page = phone(browser, width, height, lang)
+    try:
+        web.create_room_with_bots(page, server.base, 3, numbers={"turn_seconds": 90})
+        page.wait_for_selector(".hand-tile.playable", timeout=60000)
+        for name in ("Bob", "效率机器人 2", "Maximilianalexandersmith"):
+            got = page.evaluate(CLAIM_BANNER, name)
+            assert got["under"] == [], (name, got)
+            # on screen, its words inside it (a long name ran past a phone's edge)
+            assert got["box"][0] >= 0 and got["box"][2] <= width and got["overflow"] <= 0, got
+            centre = page.locator(".table .centre-info").bounding_box()
+            assert centre is not None
+            middle = centre["y"] + centre["height"] / 2
+            assert abs((got["box"][1] + got["box"][3]) / 2 - middle) <= 1, (got, centre)
+        page.wait_for_timeout(300)  # the banner in, whole
+        page.screenshot(path=str(ARTIFACTS / f"layout-claim-banner-{lang}-{width}.png"))
     finally:
         page.context.close()
 

@@ -392,6 +392,16 @@ def test_pong_through_the_claim_bar_then_reload_restores_the_seat(
     page.set_viewport_size({"width": 844, "height": 390})
     for button in (".claim-pong", ".claim-pass"):
         sync_api.expect(page.locator(button)).to_be_in_viewport(ratio=1)
+    # each other seat's count of concealed tiles (×13) is on screen and uncovered, the
+    # offered discard's highlight with it (a claim once covered a side seat's count)
+    page.wait_for_function("""() => {
+        const seen = (n) => { const r = n.getBoundingClientRect();
+          const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+          return r.top >= 0 && r.bottom <= innerHeight && hit && n.contains(hit); };
+        const counts = [...document.querySelectorAll('.table .seat:not(.own) .backs-count')];
+        const offered = document.querySelector('.table .discards .tile.latest');
+        return counts.length === 3 && counts.every(seen) && offered && seen(offered)
+          && counts.every((n) => n.textContent.startsWith('×')); }""", timeout=3000)
     shot(page, "table-844-claim.png")
     page.set_viewport_size({"width": 390, "height": 844})
     page.locator(".claim-pong").click()

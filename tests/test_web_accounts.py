@@ -114,7 +114,9 @@ def test_sign_up_play_history_rating_and_log_in_again_on_a_phone(
     expect(row.locator(".place")).to_contain_text("/2")
     expect(row.locator(".rating-change")).to_contain_text("1,500 →")
     expect(row.locator(".rules-line")).to_contain_text("2人")
-    expect(row.locator("a.replay-link")).to_have_attribute("href", f"/replay/{room_id}")
+    # its replay opens at the match's end, the final table, as the table's own links do (it
+    # opened at step 1, the deal): followed at the end of this test
+    expect(row.locator("a.replay-link")).to_have_attribute("href", f"/replay/{room_id}#end")
     assert no_horizontal_scroll(page), "my matches scrolls sideways at 390 px"
     shot(page, "accounts-matches-390.png")
     change = row.locator(".rating-change").inner_text()
@@ -164,7 +166,16 @@ def test_sign_up_play_history_rating_and_log_in_again_on_a_phone(
     expect(page.locator("header .account-link")).to_contain_text("梅梅")
     shot(page, "accounts-login-390.png")
     page.goto(server.base + "/matches")
-    expect(page.locator(f'.match-row[data-room="{room_id}"]')).to_have_count(1)
+    row = page.locator(f'.match-row[data-room="{room_id}"]')
+    expect(row).to_have_count(1)
+    row.locator("a.replay-link").click()
+    page.wait_for_url(f"**/replay/{room_id}#end")
+    steps = page.locator(".step-no")
+    expect(steps).to_contain_text("/")
+    shown, total = steps.inner_text().split()[-3::2]
+    assert shown == total, steps.inner_text()
+    expect(page.locator(".final-box table.final")).to_be_in_viewport()
+    shot(page, "accounts-matches-replay-390.png")
 
 
 def test_a_look_alike_name_is_refused_in_the_pages_words(server: _Server, phone: Any) -> None:

@@ -250,7 +250,8 @@ class MatchSummary(_Model):
     rating_before: int | None
     rating_after: int | None
     seats: list[SeatName]
-    replay: str = Field(description="the replay page's path")
+    replay: str = Field(description="the replay page's path, at the match's end: "
+                        "/replay/{room_id}#end")
 
 
 class MyMatches(_Model):

@@ -15,6 +15,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
+from urllib.parse import quote
 
 from sqlalchemy import (
     ColumnElement,
@@ -203,8 +204,15 @@ async def match_summaries(conn: AsyncConnection, mine: ColumnElement[bool],
             seat=row.seat, place=row.place, players=rules_dict.get("players", 4),
             points=row.points, delta=row.delta, hands=row.hands,
             rating_before=_shown(row.rating_before), rating_after=_shown(row.rating_after),
-            seats=seats.get(row.room_id, []), replay=f"/replay/{row.room_id}")))
+            seats=seats.get(row.room_id, []), replay=replay_path(row.room_id))))
     return out
+
+
+def replay_path(room_id: str) -> str:
+    """The replay page of a finished match at its end, the final table (``/replay/{id}#end``):
+    a player looking back at a match expects its result (at step 1, the deal, it showed
+    nothing of it).  The browser's own links (room.js, lobby.js) open it so too."""
+    return f"/replay/{quote(room_id, safe='')}#end"
 
 
 def _shown(mu: float | None) -> int | None:

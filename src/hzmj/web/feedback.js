@@ -86,10 +86,20 @@ export function sound(name) {
 }
 
 /** A large banner over the table for `ms` milliseconds; it replaces the one still shown
- * (two at one place, a pong and the next, or a win and the next deal, read as neither). */
+ * (two at one place, a pong and the next, or a win and the next deal, read as neither).
+ * It stands over the table's centre when that is on screen: at the screen's fixed 38% a
+ * phone's banner (碰!) covered the side seats' concealed counts and discards, the meld it
+ * announced among them. */
 export function banner(content, kind = "", ms = 1300) {
   document.querySelectorAll(".fx-banner").forEach((n) => n.remove());
   const node = h(`div.fx-banner${kind ? `.fx-${kind}` : ""}`, { role: "status" }, content);
+  const centre = document.querySelector(".table .centre-info")?.getBoundingClientRect();
+  const middle = centre ? (centre.top + centre.bottom) / 2 : -1;
+  // on screen and above your area (a phone keeps it at the screen's foot, over the table)
+  const own = document.querySelector(".table .own-area")?.getBoundingClientRect();
+  if (middle > 0 && middle < Math.min(window.innerHeight, own ? own.top : Infinity)) {
+    node.style.top = `${Math.round(middle)}px`;
+  }
   document.body.append(node);
   setTimeout(() => node.remove(), ms);
   return node;

@@ -3,7 +3,7 @@
 import { leaderboardElement } from "./account.js";
 import { Digits, api, forgetSeat, mySeats, saveName, saveSeat, savedName } from "./api.js";
 import { optionError, optionLabel, rulesSummary, t, valueLabel } from "./i18n.js";
-import { h, roomTitle, ruleLink, rulesHref } from "./render.js";
+import { h, replayHref, roomTitle, ruleLink, rulesHref } from "./render.js";
 
 // RULES §3: every option, its choices, its default and the rule book paragraph it changes.
 const OPTIONS = [
@@ -187,7 +187,7 @@ async function listMine(list) {
     return h("li.my-match", { dataset: { room: s.roomId } },
       h("b", {}, roomTitle(room)), ` · ${t("seat_no", s.seat + 1)} ${s.name || ""} · ${status} `,
       h("a.button", { href: `/room/${s.roomId}` }, t("open")), " ",
-      room.status === "over" ? h("a.button.replay-link", { href: `/replay/${s.roomId}#end` }, t("replay")) : null);
+      room.status === "over" ? h("a.button.replay-link", { href: replayHref(s.roomId) }, t("replay")) : null);
   }));
   const shown = rows.filter(Boolean);
   list.replaceChildren(...(shown.length ? shown : [h("li", {}, t("no_seats"))]));

@@ -107,6 +107,13 @@ export function rulesHref(number) {
   return `/rules?lang=${getLang() === "zh" ? "zh" : "en"}${number ? `#s${number}` : ""}`;
 }
 
+/** A finished match's replay at its end, the final table (at step 1, the deal, it showed
+ * nothing of the result): the server's "my matches" links are the same
+ * (hzmj.server.history.replay_path). */
+export function replayHref(roomId) {
+  return `/replay/${encodeURIComponent(roomId)}#end`;
+}
+
 /** A link to a paragraph of the rule book: "§6.5". */
 export function ruleLink(number, label) {
   return h("a.rule-ref", { href: rulesHref(number), target: "_blank", rel: "noopener",
@@ -455,11 +462,17 @@ export function settlementElement(current, he, names) {
   return h("div.settlement", {}, parts);
 }
 
-/** 战绩: one row per finished hand — result, each seat's change and running total. */
+/** 战绩: one row per finished hand — result, each seat's change and running total.  Each
+ * seat's column is headed by its number and its name on two lines at most, shortened with
+ * "…" (the whole name its title): long names pushed the last seat's column past a phone's edge.  In a
+ * narrow box (a phone) each hand's result is a line of its own, over the seats' numbers
+ * (style.css, `.history-wrap`). */
 export function historyElement(history, names, n) {
   if (!history?.length) return h("p.history-empty", {}, t("history_empty"));
-  const head = h("tr", {}, h("th", {}, t("hand_col")), h("th", {}, t("result_col")),
-    Array.from({ length: n }, (_, i) => h("th", {}, seatLabel(names, i))));
+  const head = h("tr", {}, h("th.hist-no", {}, t("hand_col")), h("th.hist-result", {}, t("result_col")),
+    Array.from({ length: n }, (_, i) => h("th.hist-seat", { title: seatLabel(names, i) },
+      h("span.hist-seat-no", {}, t("seat_no", i + 1)),
+      names?.[i] ? h("span.hist-name", {}, names[i]) : null)));
   const total = t("running_total");
   const rows = history.map((he) => {
     let result = t("draw_game");
@@ -469,7 +482,10 @@ export function historyElement(history, names, n) {
         ? `${t("self_drawn", seatLabel(names, he.winner))} ${name}`
         : `${t("won_on", seatLabel(names, he.winner), seatLabel(names, he.from))} ${name}`;
     }
-    return h("tr", {}, h("td", {}, String(he.hand_no)), h("td.hist-result", {}, result),
+    return h("tr", {}, h("td.hist-no", {}, String(he.hand_no)),
+      // the hand's number is in its own column, and on the result's line where that
+      // column is not shown
+      h("td.hist-result", {}, h("span.hist-result-no", {}, `${t("hand_no", he.hand_no)} · `), result),
       he.deltas.map((d, i) => h("td.hist-cell", {
         title: `${d > 0 ? `+${d}` : d} · ${total} ${he.points[i]}`,
       },

@@ -8,7 +8,7 @@ import { handleKey, ownArea, splitHand } from "./hand.js";
 import { bi, botName, getLang, rulesSummary, serverError, t } from "./i18n.js";
 import {
   centreInfo, dialog, eventLine, finalElement, h, historyElement, icon, positionOf, ratingChip,
-  roomTitle, ruleLink, seatName, seatNames, seatPanel, settlementElement, tileOpts,
+  replayHref, roomTitle, ruleLink, seatName, seatNames, seatPanel, settlementElement, tileOpts,
 } from "./render.js";
 import { tileElement, tileLabel } from "./tiles.js";
 
@@ -274,7 +274,7 @@ export class RoomPage {
 
   /** The match's replay at its end, the final table (it opened at step 1, the deal). */
   get replayHref() {
-    return `/replay/${encodeURIComponent(this.roomId)}#end`;
+    return replayHref(this.roomId);
   }
 
   /** The settlement, with the gate's countdown and who is ready (RULES §8.7). */
