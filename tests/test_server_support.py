@@ -332,13 +332,15 @@ def uvicorn_thread(cfg: Any) -> Iterator[int]:
 def bots_play_to_the_end(c: Any, room: str, token: str, players: int,
                          bot: str = "random", timeout: float = 120) -> None:
     """The owner (``token``) hands every seat, its own too, to ``bot``, starts, and waits
-    until the match is over; ``c`` is a TestClient or anything with its get/post."""
+    with its socket open (a table nobody is at pauses) until the match is over; ``c`` is
+    a TestClient."""
     auth = {"Authorization": f"Bearer {token}"}
     for seat in range(players):
         assert c.post(f"/api/rooms/{room}/bots", json={"seat": seat, "bot": bot},
                       headers=auth).status_code == 200
-    assert c.post(f"/api/rooms/{room}/start", headers=auth).status_code == 200
-    deadline = time.monotonic() + timeout
-    while c.get(f"/api/rooms/{room}").json()["status"] != "over":
-        assert time.monotonic() < deadline, "the match did not end"
-        time.sleep(0.05)
+    with c.websocket_connect(f"/ws/rooms/{room}", subprotocols=ws_protocols(token)):
+        assert c.post(f"/api/rooms/{room}/start", headers=auth).status_code == 200
+        deadline = time.monotonic() + timeout
+        while c.get(f"/api/rooms/{room}").json()["status"] != "over":
+            assert time.monotonic() < deadline, "the match did not end"
+            time.sleep(0.05)
