@@ -327,7 +327,7 @@ def test_counting_a_creator_against_many_rooms_parses_each_address_once() -> Non
 def test_one_address_holds_at_most_rooms_per_address_live_rooms(make: Make) -> None:
     # 10 rooms a minute from one address filled the 2,000-room cap in hours; the cap on
     # live rooms holds however slowly they are made, and frees as they end or expire
-    c = make(rooms_per_address=2, empty_idle=0.4, sweep_every=0.1)
+    c = make(rooms_per_address=2, empty_idle=0.4, unattended_limit=0.4, sweep_every=0.1)
     first = c.post("/api/rooms", json={}).json()["room_id"]
     assert c.post(f"/api/rooms/{first}/seats", json={"name": "ann"}).status_code == 200
     assert c.post("/api/rooms", json={}).status_code == 200

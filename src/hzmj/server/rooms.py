@@ -1585,13 +1585,14 @@ class Lobby:
 
     def too_many_rooms(self) -> RoomError:
         """The refusal of a create past ``rooms_per_address``."""
-        # a room left empty still counts until it expires: say when that is, or the
-        # player who left one is refused again and again without knowing why
+        # a room left empty still counts until it expires (or, playing, is dissolved):
+        # say when that is, or the player who left one is refused again and again
+        # without knowing why
+        closes = max(self.config.empty_lifetime, self.config.unattended_limit)
         return RoomError(429, f"too many rooms: at most {self.config.rooms_per_address} "
                               "live rooms from one address; finish or leave one first (a "
-                              "room where nobody sits closes "
-                              f"{_duration(self.config.empty_lifetime)} after its last use)",
-                         "too_many_rooms")
+                              f"room where nobody sits closes {_duration(closes)} after "
+                              "its last use)", "too_many_rooms")
 
     def get(self, room_id: str) -> Room:
         room = self.rooms.get(room_id)
