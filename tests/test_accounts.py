@@ -21,7 +21,7 @@ from hzmj.server import accounts as accounts_module
 from hzmj.server.app import create_app
 from hzmj.server.config import ServerConfig, database_url
 from hzmj.server.storage import make_engine
-from test_server_support import bots_play_to_the_end
+from test_server_support import attended, bots_play_to_the_end
 
 PG_URL = os.environ.get("HZMJ_TEST_POSTGRES_URL", "")
 HZMJ_TABLES = "match_players, ratings, sessions, accounts, actions, seats, rooms, alembic_version"
@@ -640,12 +640,13 @@ def test_a_seat_left_before_the_start_is_linked_to_whoever_takes_it_next(
         r = other.post(f"/api/rooms/{room}/bots", json={"seat": 0, "bot": "random"},
                        headers=bearer(taken["token"]))
         assert r.status_code == 200, r.text
-        assert other.post(f"/api/rooms/{room}/start",
-                          headers=bearer(taken["token"])).status_code == 200
-        deadline = time.monotonic() + 120
-        while not other.get("/api/me/matches").json()["matches"]:
-            assert time.monotonic() < deadline
-            time.sleep(0.1)
+        with attended(other, room, taken["token"], auto=True):  # its bot plays for otto
+            assert other.post(f"/api/rooms/{room}/start",
+                              headers=bearer(taken["token"])).status_code == 200
+            deadline = time.monotonic() + 120
+            while not other.get("/api/me/matches").json()["matches"]:
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
         [m] = other.get("/api/me/matches").json()["matches"]
         assert m["seat"] == 1 and other.get(f"/api/players/{account['id']}").json()[
             "rated_matches"] == 1

@@ -5,6 +5,7 @@ rated), and the room answers that it was dissolved."""
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -218,6 +219,25 @@ def test_a_room_paused_past_the_limit_is_dissolved_and_its_replay_stays(
     assert listed["points"] == record["points"][0] and listed["hands"] == 1
     assert listed["rating_before"] is None and listed["rating_after"] is None
     assert c.get("/api/players/bot:efficiency").status_code == 404  # no match counted
+
+
+def test_a_seat_that_connects_while_the_room_is_dissolved_is_told_so(make: Make) -> None:
+    """The sweeper dissolves a room in its actor, then lets it go: a seat whose connect
+    comes between the two is refused with the dissolution, never seated at a table that
+    plays no more (nor does it bring the match back)."""
+    c = make(unattended_limit=30, sweep_every=60)  # no sweep of its own here
+    room, token = ann_and_a_bot(c)
+    assert c.post(f"/api/rooms/{room}/start", headers=bearer(token)).status_code == 200
+    r = paused(c, room)
+    assert c.portal.call(r.call, functools.partial(r.dissolve, r.paused_at + 30))
+    assert live(c, room).status == "dissolved"  # still in memory, not let go yet
+    with c.websocket_connect(f"/ws/rooms/{room}", subprotocols=mine(token)) as ws, \
+            pytest.raises(WebSocketDisconnect) as closed:
+        ws.receive_json()
+    assert closed.value.code == 4404 and "dissolved after 30 seconds" in closed.value.reason
+    left = c.post(f"/api/rooms/{room}/leave", headers=bearer(token))  # an escape: refused
+    assert left.status_code == 409 and left.json()["code"] == "dissolved"
+    assert len(r.match.actions) == 0 and r.paused_at is not None
 
 
 def test_a_restored_running_room_starts_paused_and_is_dissolved_if_nobody_comes(
