@@ -1324,6 +1324,15 @@ def test_a_table_nobody_is_at_says_it_is_paused_then_dissolved_with_its_replay(
             "dissolved after 6 seconds")
         sync_api.expect(late.locator(".replay-controls button.first")).to_be_visible()
         shot(late, "dissolved-replay-1280.png")
+        # the player's matches list it, dissolved, with no place
+        mine = player.context.new_page()
+        mine.set_viewport_size({"width": 390, "height": 844})
+        mine.goto(f"{srv.base}/matches")
+        row = mine.locator(f'li.match-row[data-room="{room_id}"]')
+        sync_api.expect(row.locator(".place.dissolved")).to_have_text("已解散")
+        sync_api.expect(row.locator("a.replay-link")).to_have_attribute(
+            "href", f"/replay/{room_id}")
+        shot(mine, "dissolved-matches-390.png")
 
 
 def test_sound_icon_one_banner_at_a_time_and_the_tables_words(
