@@ -158,3 +158,29 @@ def test_kill_and_restart_mid_match_recovers(server: ServerProcess) -> None:
     record = record_of(server, room)
     assert record["over"] and record["seed"] == 41 and verify(record) == []
     assert len(record["actions"]) > seen
+
+
+def test_a_table_nobody_is_at_is_dissolved_and_its_status_stored(server: ServerProcess) -> None:
+    """``dissolved`` is nine characters: migration 0010 widened ``rooms.status`` (a
+    VARCHAR(8) on PostgreSQL refused it).  A table of bots started with nobody connected
+    never moves and is dissolved after ``unattended_limit``."""
+    assert query("SELECT character_maximum_length FROM information_schema.columns WHERE "
+                 "table_name = 'rooms' AND column_name = 'status'") == [(16,)]
+    server.stop()  # the same server, with a short limit
+    before = dict(server.env)
+    server.env.update({"HZMJ_UNATTENDED_LIMIT": "1", "HZMJ_SWEEP_EVERY": "0.2"})
+    server.start()
+    try:
+        room, token = all_bot_room(server, seed=42, players=2)
+        assert post(server.base, f"/api/rooms/{room}/start", token=token).status_code == 200
+        deadline = time.monotonic() + 30
+        while room_state(server, room)["status"] != "dissolved":
+            assert time.monotonic() < deadline, "the room was not dissolved"
+            time.sleep(0.1)
+        assert query("SELECT status FROM rooms WHERE id = :id", id=room) == [("dissolved",)]
+        record = record_of(server, room)
+        assert record["over"] is False and record["actions"] == [] and verify(record) == []
+    finally:
+        server.stop()
+        server.env = before
+        server.start()
