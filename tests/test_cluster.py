@@ -117,7 +117,7 @@ async def action_counts(engine: AsyncEngine, rooms: list[str]) -> dict[str, int]
 
 def all_bots(base: str, seed: int) -> tuple[str, str]:
     """A started table of bots whose owner handed their own seat to a bot too: (room,
-    the owner's token), which must stay connected for it to play (:func:`held`)."""
+    the owner's token), which must stay connected for it to play (:func:`owners_connected`)."""
     room, token = room_with_bots(base, {"hands": 8}, seed=seed, bot="random")
     assert post(base, f"/api/rooms/{room}/bots", {"seat": 0, "bot": "random"},
                 token).status_code == 200
@@ -125,7 +125,7 @@ def all_bots(base: str, seed: int) -> tuple[str, str]:
     return room, token
 
 
-def held(nodes: list[Node], tables: list[tuple[str, str]]) -> Any:
+def owners_connected(nodes: list[Node], tables: list[tuple[str, str]]) -> Any:
     """The owners of ``tables`` connected, through any live node (a table nobody is at
     stands still): each socket reaches its room's owner wherever it comes in, and comes
     back through another node when its node dies or the room moves."""
@@ -240,7 +240,7 @@ def test_kill_an_owner_mid_hand_every_room_finishes(nodes: list[Node], redis_url
         finally:
             await engine.dispose()
 
-    with held(nodes, tables):
+    with owners_connected(nodes, tables):
         resumed = asyncio.run(run())
         survivors = [n for n in nodes if n is not victim]
         records = finish_and_verify(survivors, rooms)
@@ -299,7 +299,7 @@ def test_drain_moves_every_room_and_takes_no_new_ones(nodes: list[Node], redis_u
     base = next(n.base for n in nodes if n.name == drained)
     created = post(base, "/api/rooms", {"rules": {}, "name": "after drain"}).json()["room_id"]
     assert owner(r, created) not in (None, drained)
-    with held(nodes, tables):  # the moved tables, paused on their new owners, go on
+    with owners_connected(nodes, tables):  # the moved tables, paused on their new owners, go on
         records = finish_and_verify(nodes, rooms)
     verify_with_cli(records, tmp_path)
     unknown = runner.invoke(cli_app, ["node", "drain", "nosuchnode", "--redis", redis_url])
@@ -316,7 +316,7 @@ def test_expiry_and_eviction_free_the_lease_and_nobody_takes_the_room_back(
     finished, token = all_bots(nodes[1].base, seed=300)
     held_by = owner(r, idle)
     assert held_by is not None
-    with held(nodes, [(finished, token)]):
+    with owners_connected(nodes, [(finished, token)]):
         finish_and_verify(nodes, [finished])
     end = time.monotonic() + 90
     while httpx.get(f"{nodes[2].base}/api/rooms/{idle}").json()["status"] != "expired":
