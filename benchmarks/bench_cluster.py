@@ -9,9 +9,12 @@ in each node's worker process) and adds tables in steps — one scripted WebSock
 and three bots each, the player connected to the table's owner as a routing proxy would —
 until the players' p99 latency (action sent → its result received, as in
 ``bench_server.py``) reaches ``--p99-ms``; ``tables_N`` is the last step under it.  A
-player who stops leaves a table that waits for them (no clock, no 托管), so earlier steps
-cost nothing later.  Then, with 2 nodes, ``failover_s`` is the time from kill -9 of a node
-to the first action applied for each of its rooms elsewhere (the worst room).
+player who stops leaves a table that waits for them (nobody at it: it pauses), so earlier
+steps cost nothing later.  Then, with 2 nodes, ``failover_s`` is the time from kill -9 of
+a node to the first action applied for each of its rooms elsewhere (the worst room): the
+tables of bots' owners stay connected through the other node, whose relay closes with
+1012 and is opened again at once, as a browser does (a room taken over comes back paused
+until a seat connects).
 
 Everything shares this machine's cores, the load generator included: the ratio is a
 lower bound of what separate machines give (docs/scaling.md).
@@ -32,6 +35,9 @@ from typing import Any
 import httpx
 import redis
 from sqlalchemy import text
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed, WebSocketException
+from websockets.typing import Subprotocol
 
 from bench_server import Window, free_port, make_table, player
 from hzmj.server.config import database_url
@@ -113,10 +119,29 @@ async def capacity(ports: list[int], r: redis.Redis, args: argparse.Namespace
     return held, steps
 
 
+async def hold_seat(ports: list[int], room: str, token: str) -> None:
+    """Keep ``token``'s socket to ``room`` open through any of ``ports`` (a table nobody
+    is at stands still), opening it again through the next port when it closes."""
+    protocols = [Subprotocol("hzmj"), Subprotocol(f"token.{token}")]
+    tries = 0
+    while True:
+        port = ports[tries % len(ports)]
+        tries += 1
+        try:
+            async with connect(f"ws://127.0.0.1:{port}/ws/rooms/{room}", max_size=None,
+                               subprotocols=protocols, open_timeout=5) as ws:
+                async for _ in ws:
+                    pass
+        except (ConnectionClosed, WebSocketException, OSError, TimeoutError):
+            pass
+        await asyncio.sleep(0.1)
+
+
 async def failover(ports: list[int], procs: list[subprocess.Popen[bytes]], db: str,
                    r: redis.Redis, bot: str) -> float:
     """Kill -9 the node owning the most of some all-bot tables; seconds until each of its
     rooms applies an action on another node (the worst)."""
+    holders = []
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{ports[0]}", timeout=60) as http:
         rooms = []
         for i in range(6):
@@ -124,6 +149,7 @@ async def failover(ports: list[int], procs: list[subprocess.Popen[bytes]], db: s
             auth = {"authorization": f"Bearer {token}"}
             await http.post(f"/api/rooms/{room}/bots", json={"seat": 0, "bot": bot},
                             headers=auth)
+            holders.append(asyncio.create_task(hold_seat(ports, room, token)))
             await http.post(f"/api/rooms/{room}/start", headers=auth)
             rooms.append(room)
     owners = [_text(r.get(f"hzmj:lease:{room}")) for room in rooms]
@@ -155,6 +181,9 @@ async def failover(ports: list[int], procs: list[subprocess.Popen[bytes]], db: s
                         if room not in resumed and now[room] > before[room]}
             await asyncio.sleep(0.05)
     finally:
+        for holder in holders:
+            holder.cancel()
+        await asyncio.gather(*holders, return_exceptions=True)
         await engine.dispose()
     return round(max(resumed.values()), 2) if len(resumed) == len(mine) and mine \
         else float("nan")

@@ -21,7 +21,7 @@ from hzmj.server import accounts as accounts_module
 from hzmj.server.app import create_app
 from hzmj.server.config import ServerConfig, database_url
 from hzmj.server.storage import make_engine
-from test_server_support import bots_play_to_the_end
+from test_server_support import attended, bots_play_to_the_end
 
 PG_URL = os.environ.get("HZMJ_TEST_POSTGRES_URL", "")
 HZMJ_TABLES = "match_players, ratings, sessions, accounts, actions, seats, rooms, alembic_version"
@@ -114,7 +114,8 @@ def bearer(token: str) -> dict[str, str]:
 def play_vs_bots(c: TestClient, players: int = 2, seed: int = 5,
                  headers: dict[str, str] | None = None) -> tuple[str, int]:
     """Take a seat (as whoever ``c`` is), fill the rest with bots, start, and wait until
-    the match is over (the absent player is played by the auto bot); (room, seat)."""
+    the match is over (the player, connected, hands the seat to the 托管 bot); (room,
+    seat)."""
     room = c.post("/api/rooms", json={"rules": {"players": players}, "seed": seed,
                                       "name": "evening"}).json()["room_id"]
     r = c.post(f"/api/rooms/{room}/seats", json={"name": "typed name"}, headers=headers or {})
@@ -125,11 +126,16 @@ def play_vs_bots(c: TestClient, players: int = 2, seed: int = 5,
             r = c.post(f"/api/rooms/{room}/bots", json={"seat": seat, "bot": "random"},
                        headers=bearer(me["token"]))
             assert r.status_code == 200, r.text
-    assert c.post(f"/api/rooms/{room}/start", headers=bearer(me["token"])).status_code == 200
-    deadline = time.monotonic() + 120
-    while c.get(f"/api/rooms/{room}").json()["status"] != "over":
-        assert time.monotonic() < deadline, "the match did not end"
-        time.sleep(0.1)
+    # connected (a table nobody is at stands still), under 托管
+    with c.websocket_connect(f"/ws/rooms/{room}",
+                             subprotocols=["hzmj", f"token.{me['token']}"]) as ws:
+        ws.send_json({"type": "auto", "on": True})
+        assert c.post(f"/api/rooms/{room}/start",
+                      headers=bearer(me["token"])).status_code == 200
+        deadline = time.monotonic() + 120
+        while c.get(f"/api/rooms/{room}").json()["status"] != "over":
+            assert time.monotonic() < deadline, "the match did not end"
+            time.sleep(0.1)
     # the history is written right after the match is stored
     while not c.get("/api/me/matches").json()["matches"] and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -634,12 +640,13 @@ def test_a_seat_left_before_the_start_is_linked_to_whoever_takes_it_next(
         r = other.post(f"/api/rooms/{room}/bots", json={"seat": 0, "bot": "random"},
                        headers=bearer(taken["token"]))
         assert r.status_code == 200, r.text
-        assert other.post(f"/api/rooms/{room}/start",
-                          headers=bearer(taken["token"])).status_code == 200
-        deadline = time.monotonic() + 120
-        while not other.get("/api/me/matches").json()["matches"]:
-            assert time.monotonic() < deadline
-            time.sleep(0.1)
+        with attended(other, room, taken["token"], auto=True):  # its bot plays for otto
+            assert other.post(f"/api/rooms/{room}/start",
+                              headers=bearer(taken["token"])).status_code == 200
+            deadline = time.monotonic() + 120
+            while not other.get("/api/me/matches").json()["matches"]:
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
         [m] = other.get("/api/me/matches").json()["matches"]
         assert m["seat"] == 1 and other.get(f"/api/players/{account['id']}").json()[
             "rated_matches"] == 1

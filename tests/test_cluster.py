@@ -40,6 +40,7 @@ from test_server_support import (
     post,
     redis_for_tests,
     room_with_bots,
+    seats_held,
 )
 from test_web import (  # noqa: F401 - browser and page_at are fixtures
     CHROMIUM,
@@ -114,12 +115,21 @@ async def action_counts(engine: AsyncEngine, rooms: list[str]) -> dict[str, int]
     return {room: 0 for room in rooms} | {room: int(n) for room, n in rows}
 
 
-def all_bots(base: str, seed: int) -> str:
+def all_bots(base: str, seed: int) -> tuple[str, str]:
+    """A started table of bots whose owner handed their own seat to a bot too: (room,
+    the owner's token), which must stay connected for it to play (:func:`owners_connected`)."""
     room, token = room_with_bots(base, {"hands": 8}, seed=seed, bot="random")
     assert post(base, f"/api/rooms/{room}/bots", {"seat": 0, "bot": "random"},
                 token).status_code == 200
     assert post(base, f"/api/rooms/{room}/start", token=token).status_code == 200
-    return room
+    return room, token
+
+
+def owners_connected(nodes: list[Node], tables: list[tuple[str, str]]) -> Any:
+    """The owners of ``tables`` connected, through any live node (a table nobody is at
+    stands still): each socket reaches its room's owner wherever it comes in, and comes
+    back through another node when its node dies or the room moves."""
+    return seats_held(tables, [n.ws_base for n in nodes])
 
 
 def finish_and_verify(nodes: list[Node], rooms: list[str], timeout: float = 240) -> list[
@@ -159,7 +169,8 @@ def test_kill_an_owner_mid_hand_every_room_finishes(nodes: list[Node], redis_url
                                                     tmp_path: Path) -> None:
     r = redis.Redis.from_url(redis_url)
     # rooms created through each node in turn; placement spreads them over the nodes
-    rooms = [all_bots(nodes[i % 3].base, seed=100 + i) for i in range(5)]
+    tables = [all_bots(nodes[i % 3].base, seed=100 + i) for i in range(5)]
+    rooms = [room for room, _ in tables]
     human_room, token = room_with_bots(nodes[2].base, {"hands": 8}, seed=7)
     rooms.append(human_room)
     owners = {room: owner(r, room) for room in rooms}
@@ -229,8 +240,10 @@ def test_kill_an_owner_mid_hand_every_room_finishes(nodes: list[Node], redis_url
         finally:
             await engine.dispose()
 
-    resumed = asyncio.run(run())
-    survivors = [n for n in nodes if n is not victim]
+    with owners_connected(nodes, tables):
+        resumed = asyncio.run(run())
+        survivors = [n for n in nodes if n is not victim]
+        records = finish_and_verify(survivors, rooms)
     moved = [room for room in rooms if owners[room] == victim.name]
     assert set(resumed) == set(moved), resumed
     worst = max(resumed.values())
@@ -239,7 +252,6 @@ def test_kill_an_owner_mid_hand_every_room_finishes(nodes: list[Node], redis_url
     # exactly one taker per moved room: its epoch went up once (1 at creation)
     epochs = dict(sql("SELECT id, epoch FROM rooms WHERE id = ANY(:ids)", ids=rooms))
     assert epochs == {room: 2 if room in moved else 1 for room in rooms}
-    records = finish_and_verify(survivors, rooms)
     verify_with_cli(records, tmp_path)
     human_record = records[rooms.index(human_room)]
     # the player saw exactly the engine's output for seat 0 across the move
@@ -264,7 +276,8 @@ def test_kill_an_owner_mid_hand_every_room_finishes(nodes: list[Node], redis_url
 def test_drain_moves_every_room_and_takes_no_new_ones(nodes: list[Node], redis_url: str,
                                                       tmp_path: Path) -> None:
     r = redis.Redis.from_url(redis_url)
-    rooms = [all_bots(nodes[i % 3].base, seed=200 + i) for i in range(4)]
+    tables = [all_bots(nodes[i % 3].base, seed=200 + i) for i in range(4)]
+    rooms = [room for room, _ in tables]
     drained = owner(r, rooms[0])
     held = [room for room in rooms if owner(r, room) == drained]
     runner = CliRunner()
@@ -286,7 +299,9 @@ def test_drain_moves_every_room_and_takes_no_new_ones(nodes: list[Node], redis_u
     base = next(n.base for n in nodes if n.name == drained)
     created = post(base, "/api/rooms", {"rules": {}, "name": "after drain"}).json()["room_id"]
     assert owner(r, created) not in (None, drained)
-    verify_with_cli(finish_and_verify(nodes, rooms), tmp_path)
+    with owners_connected(nodes, tables):  # the moved tables, paused on their new owners, go on
+        records = finish_and_verify(nodes, rooms)
+    verify_with_cli(records, tmp_path)
     unknown = runner.invoke(cli_app, ["node", "drain", "nosuchnode", "--redis", redis_url])
     assert unknown.exit_code == 2 and "no live node" in unknown.output
 
@@ -298,10 +313,11 @@ def test_expiry_and_eviction_free_the_lease_and_nobody_takes_the_room_back(
     takes it back; a finished room leaves its owner's memory after the grace, leaseless."""
     r = redis.Redis.from_url(redis_url)
     idle = post(nodes[0].base, "/api/rooms", {"rules": {}, "name": "idle"}).json()["room_id"]
-    finished = all_bots(nodes[1].base, seed=300)
+    finished, token = all_bots(nodes[1].base, seed=300)
     held_by = owner(r, idle)
     assert held_by is not None
-    finish_and_verify(nodes, [finished])
+    with owners_connected(nodes, [(finished, token)]):
+        finish_and_verify(nodes, [finished])
     end = time.monotonic() + 90
     while httpx.get(f"{nodes[2].base}/api/rooms/{idle}").json()["status"] != "expired":
         assert time.monotonic() < end, "the idle room did not expire"

@@ -120,8 +120,10 @@ def test_all_bot_room_plays_to_the_end_and_keeps_its_record(client: TestClient) 
     for seat in (1, 0):  # the owner hands their own seat to a bot too
         client.post(f"/api/rooms/{room}/bots", json={"seat": seat, "bot": "random"},
                     headers=bearer(owner["token"]))
-    client.post(f"/api/rooms/{room}/start", headers=bearer(owner["token"]))
-    with client.websocket_connect(f"/ws/rooms/{room}") as ws:
+    # the owner's socket runs it: a table nobody is at would stand still
+    with client.websocket_connect(f"/ws/rooms/{room}",
+                                  subprotocols=["hzmj", f"token.{owner['token']}"]) as ws:
+        client.post(f"/api/rooms/{room}/start", headers=bearer(owner["token"]))
         while True:
             msg = ws.receive_json()
             if msg["type"] == "event" and msg["event"]["type"] == "match_end":

@@ -21,7 +21,14 @@ from hzmj.cli import app as cli
 from hzmj.record import seed_commitment, verify
 from hzmj.server.app import create_app
 from hzmj.server.config import ServerConfig
-from test_server_support import Client, ServerProcess, is_event, post, room_with_bots
+from test_server_support import (
+    Client,
+    ServerProcess,
+    attended,
+    is_event,
+    post,
+    room_with_bots,
+)
 
 
 def wait_for(client: TestClient, room: str, status: str, timeout: float = 240) -> dict[str, Any]:
@@ -36,7 +43,7 @@ def wait_for(client: TestClient, room: str, status: str, timeout: float = 240) -
 
 @pytest.fixture
 def absent_human(tmp_path: Path) -> Iterator[TestClient]:
-    """A server where an absent player's seat is played by the bot at once."""
+    """A server where a player's seat under 托管 is played by the bot at once."""
     cfg = ServerConfig(db=str(tmp_path / "fair.db"), bot_delay=0, hand_pause=0, bot_workers=0,
                        claim_pause_scale=0, away_grace=0)
     with TestClient(create_app(cfg)) as c:
@@ -54,11 +61,12 @@ def test_a_room_with_a_human_is_dealt_from_a_committed_server_seed(
     auth = {"Authorization": f"Bearer {owner['token']}"}
     assert c.post(f"/api/rooms/{room}/bots", json={"seat": 1}, headers=auth).status_code == 200
     assert c.get(f"/api/rooms/{room}").json()["commitment"] is None  # not before the start
-    assert c.post(f"/api/rooms/{room}/start", headers=auth).status_code == 200
-    running = c.get(f"/api/rooms/{room}").json()
-    assert len(running["commitment"]) == 64
-    assert running["seed"] is None and running["salt"] is None  # hidden while it runs
-    over = wait_for(c, room, "over")
+    with attended(c, room, owner["token"], auto=True):
+        assert c.post(f"/api/rooms/{room}/start", headers=auth).status_code == 200
+        running = c.get(f"/api/rooms/{room}").json()
+        assert len(running["commitment"]) == 64
+        assert running["seed"] is None and running["salt"] is None  # hidden while it runs
+        over = wait_for(c, room, "over")
     record = c.get(f"/api/matches/{room}/record").json()
     assert record["seed"] != 123  # the client's seed did not deal a human's match
     assert record["commitment"] == running["commitment"] == over["commitment"]
@@ -88,8 +96,9 @@ def test_a_table_of_bots_keeps_the_seed_it_was_given(absent_human: TestClient) -
     auth = {"Authorization": f"Bearer {owner['token']}"}
     for seat in (0, 1):  # the owner hands their own seat to a bot too
         c.post(f"/api/rooms/{room}/bots", json={"seat": seat}, headers=auth)
-    c.post(f"/api/rooms/{room}/start", headers=auth)
-    wait_for(c, room, "over")
+    with attended(c, room, owner["token"]):
+        c.post(f"/api/rooms/{room}/start", headers=auth)
+        wait_for(c, room, "over")
     record = c.get(f"/api/matches/{room}/record").json()
     assert record["seed"] == 77 and verify(record) == []
 

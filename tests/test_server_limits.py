@@ -206,10 +206,12 @@ def test_finished_rooms_leave_memory_and_keep_their_replay(make: Make) -> None:
                                                 json={"name": "a"}).json()["token"]}
     for seat in (0, 1):
         c.post(f"/api/rooms/{room}/bots", json={"seat": seat}, headers=auth)
-    c.post(f"/api/rooms/{room}/start", headers=auth)
-    end = time.monotonic() + 240
-    while c.get("/api/health").json()["rooms"] and time.monotonic() < end:
-        time.sleep(0.2)
+    with c.websocket_connect(f"/ws/rooms/{room}",  # its owner runs it
+                             subprotocols=["hzmj", "token." + auth["Authorization"][7:]]):
+        c.post(f"/api/rooms/{room}/start", headers=auth)
+        end = time.monotonic() + 240
+        while c.get("/api/health").json()["rooms"] and time.monotonic() < end:
+            time.sleep(0.2)
     assert c.get("/api/health").json()["rooms"] == 0  # evicted after its grace
     assert rooms_stored(c) == 0
     info = c.get(f"/api/rooms/{room}").json()  # from the database
@@ -325,7 +327,7 @@ def test_counting_a_creator_against_many_rooms_parses_each_address_once() -> Non
 def test_one_address_holds_at_most_rooms_per_address_live_rooms(make: Make) -> None:
     # 10 rooms a minute from one address filled the 2,000-room cap in hours; the cap on
     # live rooms holds however slowly they are made, and frees as they end or expire
-    c = make(rooms_per_address=2, empty_idle=0.4, sweep_every=0.1)
+    c = make(rooms_per_address=2, empty_idle=0.4, unattended_limit=0.4, sweep_every=0.1)
     first = c.post("/api/rooms", json={}).json()["room_id"]
     assert c.post(f"/api/rooms/{first}/seats", json={"name": "ann"}).status_code == 200
     assert c.post("/api/rooms", json={}).status_code == 200
@@ -863,11 +865,12 @@ def test_a_snapshot_s_history_holds_the_newest_hands_only(
     for seat in range(4):
         assert c.post(f"/api/rooms/{room}/bots", json={"seat": seat, "bot": "random"},
                       headers=auth).status_code == 200
-    assert c.post(f"/api/rooms/{room}/start", headers=auth).status_code == 200
-    for _ in range(600):
-        if c.get(f"/api/rooms/{room}").json()["status"] == "over":
-            break
-        time.sleep(0.05)
+    with c.websocket_connect(f"/ws/rooms/{room}", subprotocols=["hzmj", f"token.{token}"]):
+        assert c.post(f"/api/rooms/{room}/start", headers=auth).status_code == 200
+        for _ in range(600):
+            if c.get(f"/api/rooms/{room}").json()["status"] == "over":
+                break
+            time.sleep(0.05)
     ends = [e for step in c.get(f"/api/matches/{room}/replay").json()["steps"]
             for e in step["events"] if e["type"] == "hand_end"]
     assert [e["hand_no"] for e in ends] == list(range(1, 9))

@@ -34,6 +34,7 @@ from test_server_support import (
     is_event,
     post,
     room_with_bots,
+    seats_held,
 )
 
 PG_URL = os.environ.get("HZMJ_TEST_POSTGRES_URL", "")
@@ -99,7 +100,8 @@ def test_all_bot_match_plays_to_the_end_and_keeps_its_record(server: ServerProce
             await watcher.until(is_event("match_end"), timeout=120)
             return watcher
 
-    watcher = asyncio.run(watch())
+    with seats_held([(room, token)], [server.ws_base]):  # its owner runs it
+        watcher = asyncio.run(watch())
     record = record_of(server, room)
     assert record["over"] and record["seed"] == 2**63 - 1 and verify(record) == []
     check_no_leak(watcher.messages, None)
@@ -122,33 +124,63 @@ def test_what_postgresql_cannot_store_is_refused(server: ServerProcess) -> None:
 
 def test_kill_and_restart_mid_match_recovers(server: ServerProcess) -> None:
     finished, token = all_bot_room(server, seed=40, players=2)
-    assert post(server.base, f"/api/rooms/{finished}/start", token=token).status_code == 200
     deadline = time.monotonic() + 60
-    while room_state(server, finished)["status"] != "over":
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    with seats_held([(finished, token)], [server.ws_base]):  # its owner runs it
+        assert post(server.base, f"/api/rooms/{finished}/start", token=token).status_code == 200
+        while room_state(server, finished)["status"] != "over":
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
     finished_record = record_of(server, finished)
     room, token = all_bot_room(server, seed=41)
-    assert post(server.base, f"/api/rooms/{room}/start", token=token).status_code == 200
-    while (seen := room_state(server, room)["state_id"]) < 20:  # of some 300
-        assert time.monotonic() < deadline
-    server.kill()
-    # an action is applied only once it is committed: what is stored reaches the public
-    # step (state_id) the room had shown
-    stored = Match(Rules(), 41)
-    for (raw,) in query("SELECT action FROM actions WHERE room_id = :id ORDER BY idx", id=room):
-        stored.apply(action_from_json(json.loads(raw)))
-    assert stored.step >= seen
-    server.start()  # the same port and database: rooms are rebuilt from their actions
-    info = room_state(server, room)
-    assert info["status"] == "running" and info["state_id"] >= seen
-    # a finished room is not rebuilt: its record is read back from the database
-    assert room_state(server, finished)["status"] == "over"
-    assert record_of(server, finished) == finished_record
-    deadline = time.monotonic() + 120
-    while room_state(server, room)["status"] != "over":
-        assert time.monotonic() < deadline
-        time.sleep(0.1)
+    # its owner's socket, reconnecting after the kill: the restored room comes back paused
+    with seats_held([(room, token)], [server.ws_base]):
+        assert post(server.base, f"/api/rooms/{room}/start", token=token).status_code == 200
+        while (seen := room_state(server, room)["state_id"]) < 20:  # of some 300
+            assert time.monotonic() < deadline
+        server.kill()
+        # an action is applied only once it is committed: what is stored reaches the
+        # public step (state_id) the room had shown
+        stored = Match(Rules(), 41)
+        for (raw,) in query("SELECT action FROM actions WHERE room_id = :id ORDER BY idx",
+                            id=room):
+            stored.apply(action_from_json(json.loads(raw)))
+        assert stored.step >= seen
+        server.start()  # the same port and database: rooms are rebuilt from their actions
+        info = room_state(server, room)
+        assert info["status"] == "running" and info["state_id"] >= seen
+        # a finished room is not rebuilt: its record is read back from the database
+        assert room_state(server, finished)["status"] == "over"
+        assert record_of(server, finished) == finished_record
+        deadline = time.monotonic() + 120
+        while room_state(server, room)["status"] != "over":
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
     record = record_of(server, room)
     assert record["over"] and record["seed"] == 41 and verify(record) == []
     assert len(record["actions"]) > seen
+
+
+def test_a_table_nobody_is_at_is_dissolved_and_its_status_stored(server: ServerProcess) -> None:
+    """``dissolved`` is nine characters: migration 0010 widened ``rooms.status`` (a
+    VARCHAR(8) on PostgreSQL refused it).  A table of bots started with nobody connected
+    never moves and is dissolved after ``unattended_limit``."""
+    assert query("SELECT character_maximum_length FROM information_schema.columns WHERE "
+                 "table_name = 'rooms' AND column_name = 'status'") == [(16,)]
+    server.stop()  # the same server, with a short limit
+    before = dict(server.env)
+    server.env.update({"HZMJ_UNATTENDED_LIMIT": "1", "HZMJ_SWEEP_EVERY": "0.2"})
+    server.start()
+    try:
+        room, token = all_bot_room(server, seed=42, players=2)
+        assert post(server.base, f"/api/rooms/{room}/start", token=token).status_code == 200
+        deadline = time.monotonic() + 30
+        while room_state(server, room)["status"] != "dissolved":
+            assert time.monotonic() < deadline, "the room was not dissolved"
+            time.sleep(0.1)
+        assert query("SELECT status FROM rooms WHERE id = :id", id=room) == [("dissolved",)]
+        record = record_of(server, room)
+        assert record["over"] is False and record["actions"] == [] and verify(record) == []
+    finally:
+        server.stop()
+        server.env = before
+        server.start()

@@ -33,7 +33,8 @@ def test_kill_and_restart_loses_nothing(tmp_path: Path) -> None:
     try:
         room, token = room_with_bots(server.base, {"hands": 8}, seed=21)
         bots_room, bots_token = room_with_bots(server.base, {"hands": 16}, seed=22)
-        # the owner hands their own seat to a bot: a table of bots, running during the kills
+        # the owner hands their own seat to a bot: a table of bots, paused during the
+        # kills (its owner is not connected: each restart brings it back paused)
         post(server.base, f"/api/rooms/{bots_room}/bots", {"seat": 0, "bot": "random"},
              bots_token)
 
@@ -81,6 +82,10 @@ def test_kill_and_restart_loses_nothing(tmp_path: Path) -> None:
             async with Client(server.ws_base, room, token) as me:
                 await me.play(timeout=120)
                 seen.extend(me.messages)
+            async with Client(server.ws_base, bots_room, bots_token) as owner:
+                snap = await owner.until(lambda m: m["type"] == "snapshot")
+                assert snap["view"]["hand_no"] == 1  # it never moved on without its owner
+                await owner.until(is_event("match_end"), timeout=120)
 
         asyncio.run(run())
         record = httpx.get(f"{server.base}/api/matches/{room}/record").json()

@@ -60,8 +60,10 @@ def play_bots_to_the_end(client: TestClient, seed: int) -> str:
         client.post(f"/api/rooms/{room}/bots", json={"seat": seat, "bot": "random"},
                     headers=bearer(owner))
     assert client.get(f"/api/matches/{room}/replay").status_code == 409  # not started
-    client.post(f"/api/rooms/{room}/start", headers=bearer(owner))
-    with client.websocket_connect(f"/ws/rooms/{room}") as ws:
+    # the owner's socket runs the table (one nobody is at stands still)
+    with client.websocket_connect(f"/ws/rooms/{room}",
+                                  subprotocols=["hzmj", f"token.{owner}"]) as ws:
+        client.post(f"/api/rooms/{room}/start", headers=bearer(owner))
         while True:
             msg = ws.receive_json()
             if msg["type"] == "event" and msg["event"]["type"] == "match_end":

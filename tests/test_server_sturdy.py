@@ -19,7 +19,7 @@ from hzmj.bots.registry import make_bot
 from hzmj.events import action_from_json
 from hzmj.game import Match
 from hzmj.rules import Rules
-from test_server_support import Client, ServerProcess, post, room_with_bots
+from test_server_support import Client, ServerProcess, post, room_with_bots, seats_held
 
 
 def health(server: ServerProcess) -> dict[str, Any]:
@@ -135,21 +135,22 @@ def test_a_dead_bot_worker_is_replaced_and_no_bot_move_is_lost(tmp_path: Path) -
         rules = {"players": 2, "hands": 16}
         room, token = room_with_bots(server.base, rules, seed=31)
         post(server.base, f"/api/rooms/{room}/bots", {"seat": 0, "bot": "efficiency"}, token)
-        assert post(server.base, f"/api/rooms/{room}/start", token=token).status_code == 200
-        (worker,) = bot_workers(server)
-        while httpx.get(f"{server.base}/api/rooms/{room}").json()["state_id"] < 10:
-            time.sleep(0.05)
-        os.kill(worker, signal.SIGKILL)
-        end = time.monotonic() + 60
-        while health(server)["bot_worker_restarts"] < 1 and time.monotonic() < end:
-            time.sleep(0.1)
-        h = health(server)
-        assert h["bot_worker_restarts"] == 1 and h["status"] == "degraded"
-        assert "bot worker died" in " ".join(h["problems"])
-        assert bot_workers(server) and worker not in bot_workers(server)
-        while httpx.get(f"{server.base}/api/rooms/{room}").json()["status"] != "over":
-            assert time.monotonic() < end + 240
-            time.sleep(0.2)
+        with seats_held([(room, token)], [server.ws_base]):  # its owner runs it
+            assert post(server.base, f"/api/rooms/{room}/start", token=token).status_code == 200
+            (worker,) = bot_workers(server)
+            while httpx.get(f"{server.base}/api/rooms/{room}").json()["state_id"] < 10:
+                time.sleep(0.05)
+            os.kill(worker, signal.SIGKILL)
+            end = time.monotonic() + 60
+            while health(server)["bot_worker_restarts"] < 1 and time.monotonic() < end:
+                time.sleep(0.1)
+            h = health(server)
+            assert h["bot_worker_restarts"] == 1 and h["status"] == "degraded"
+            assert "bot worker died" in " ".join(h["problems"])
+            assert bot_workers(server) and worker not in bot_workers(server)
+            while httpx.get(f"{server.base}/api/rooms/{room}").json()["status"] != "over":
+                assert time.monotonic() < end + 240
+                time.sleep(0.2)
         record = httpx.get(f"{server.base}/api/matches/{room}/record").json()
     finally:
         server.stop()

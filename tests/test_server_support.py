@@ -329,16 +329,73 @@ def uvicorn_thread(cfg: Any) -> Iterator[int]:
         thread.join(10)
 
 
+@contextmanager
+def attended(c: Any, room: str, token: str, auto: bool = False) -> Iterator[Any]:
+    """The seat ``token``'s socket open on the TestClient ``c`` while the block runs (a
+    table nobody is at stands still); ``auto``: the seat under 托管, its bot plays it."""
+    with c.websocket_connect(f"/ws/rooms/{room}", subprotocols=ws_protocols(token)) as ws:
+        if auto:
+            ws.send_json({"type": "auto", "on": True})
+        yield ws
+
+
+@contextmanager
+def seats_held(tables: list[tuple[str, str]], ws_bases: list[str]) -> Iterator[None]:
+    """Keep each table's seat token connected while the block runs (``tables``: (room,
+    token) pairs, e.g. the owner of a table of bots): a table nobody is at stands still
+    (docs/protocol.md, "Clocks, bots and absent players").  The sockets live in a thread
+    of their own and read whatever comes; one that closes (its server killed, restarted
+    or drained) is opened again through the next of ``ws_bases``, until the table's match
+    ends or the room is gone (4404)."""
+    from websockets.exceptions import ConnectionClosed, WebSocketException
+
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+
+    async def hold(room: str, token: str) -> None:
+        tries = 0
+        while True:
+            base = ws_bases[tries % len(ws_bases)]
+            tries += 1
+            try:
+                async with connect(f"{base}/ws/rooms/{room}", max_size=None,
+                                   subprotocols=ws_protocols(token), open_timeout=5) as ws:
+                    async for raw in ws:
+                        msg = json.loads(raw)
+                        if msg["type"] == "event" and msg["event"]["type"] == "match_end":
+                            return
+                    if ws.close_code == 4404:
+                        return
+            except (ConnectionClosed, WebSocketException, OSError, TimeoutError):
+                pass
+            await asyncio.sleep(0.2)
+
+    held = [asyncio.run_coroutine_threadsafe(hold(room, token), loop)
+            for room, token in tables]
+    try:
+        yield
+    finally:
+        for future in held:
+            future.cancel()
+        time.sleep(0.2)  # the cancellations run, the sockets close
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.close()
+
+
 def bots_play_to_the_end(c: Any, room: str, token: str, players: int,
                          bot: str = "random", timeout: float = 120) -> None:
     """The owner (``token``) hands every seat, its own too, to ``bot``, starts, and waits
-    until the match is over; ``c`` is a TestClient or anything with its get/post."""
+    with its socket open (a table nobody is at pauses) until the match is over; ``c`` is
+    a TestClient."""
     auth = {"Authorization": f"Bearer {token}"}
     for seat in range(players):
         assert c.post(f"/api/rooms/{room}/bots", json={"seat": seat, "bot": bot},
                       headers=auth).status_code == 200
-    assert c.post(f"/api/rooms/{room}/start", headers=auth).status_code == 200
-    deadline = time.monotonic() + timeout
-    while c.get(f"/api/rooms/{room}").json()["status"] != "over":
-        assert time.monotonic() < deadline, "the match did not end"
-        time.sleep(0.05)
+    with attended(c, room, token):
+        assert c.post(f"/api/rooms/{room}/start", headers=auth).status_code == 200
+        deadline = time.monotonic() + timeout
+        while c.get(f"/api/rooms/{room}").json()["status"] != "over":
+            assert time.monotonic() < deadline, "the match did not end"
+            time.sleep(0.05)

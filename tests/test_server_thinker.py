@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ from hzmj.server.app import create_app
 from hzmj.server.bots import Thinker
 from hzmj.server.config import ServerConfig
 from hzmj.server.rooms import Room
+from test_server_support import attended
 
 
 def decisions(count: int) -> list[tuple[Any, dict[str, Any], list[Any], Any]]:
@@ -108,17 +111,20 @@ def test_closing_cancels_waiting_decisions_instead_of_failing_them() -> None:
     assert outcomes.count("CancelledError") >= len(jobs) - 1, outcomes
 
 
-def started_room(client: TestClient) -> tuple[str, dict[str, str]]:
-    """A started room of seed 3 (seat 1 deals): one player in seat 0, efficiency bots in
-    seats 1-3; its id and the player's authorization header."""
+@contextmanager
+def started_room(client: TestClient) -> Iterator[tuple[str, dict[str, str]]]:
+    """A started room of seed 3 (seat 1 deals): one player in seat 0, connected while the
+    block runs (a table nobody is at stands still), efficiency bots in seats 1-3; its id
+    and the player's authorization header."""
     room = client.post("/api/rooms", json={"seed": 3}).json()["room_id"]
     token = client.post(f"/api/rooms/{room}/seats", json={"name": "p"}).json()["token"]
     auth = {"authorization": f"Bearer {token}"}
     for seat in (1, 2, 3):
         assert client.post(f"/api/rooms/{room}/bots", json={"seat": seat, "bot": "efficiency"},
                            headers=auth).status_code == 200
-    assert client.post(f"/api/rooms/{room}/start", headers=auth).status_code == 200
-    return room, auth
+    with attended(client, room, token):
+        assert client.post(f"/api/rooms/{room}/start", headers=auth).status_code == 200
+        yield room, auth
 
 
 def test_a_decision_queued_in_a_replaced_pool_is_asked_again_in_the_new_one() -> None:
@@ -168,8 +174,7 @@ def test_a_bot_answer_dropped_under_the_room_is_asked_again(
     monkeypatch.setattr(Thinker, "choose", choose)
     cfg = ServerConfig(db=str(tmp_path / "drop.db"), bot_delay=0, hand_pause=0,
                        bot_workers=0, claim_pause_scale=0, allow_fixed_seed=True)
-    with TestClient(create_app(cfg)) as client:
-        room, _ = started_room(client)
+    with TestClient(create_app(cfg)) as client, started_room(client) as (room, _):
         state = 0
         for _ in range(100):  # seat 1 deals (seed 3): its first answer is dropped
             state = client.get(f"/api/rooms/{room}").json()["state_id"]
@@ -203,8 +208,7 @@ def test_bots_think_during_their_pause_and_act_once_it_is_over(
     monkeypatch.setattr(Room, "_bot_answer", answer)
     cfg = ServerConfig(db=str(tmp_path / "pace.db"), bot_delay=0.4, hand_pause=0,
                        bot_workers=0, claim_pause_scale=0, allow_fixed_seed=True)
-    with TestClient(create_app(cfg)) as client:
-        room, auth = started_room(client)
+    with TestClient(create_app(cfg)) as client, started_room(client) as (room, auth):
         assert client.post(f"/api/rooms/{room}/leave", headers=auth).status_code == 200
         for _ in range(200):  # every seat is a bot's now; a turn takes the 0.4 s pause
             if len(applied) >= 4:

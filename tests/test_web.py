@@ -1280,6 +1280,71 @@ def test_a_finished_rooms_link_leads_to_its_replay(tmp_path: Path, page_at: Any)
         sync_api.expect(page.locator(".final-box table.final")).to_be_in_viewport()
 
 
+def test_a_table_nobody_is_at_says_it_is_paused_then_dissolved_with_its_replay(
+        tmp_path: Path, page_at: Any) -> None:
+    """The only player leaves a table of bots: a spectator's page says the match is
+    paused and when the room will be dissolved; then, dissolved, the page says so (not a
+    table that never moves) and links to the replay of what was played."""
+    with _Server(tmp_path, bot_delay=0.05, unattended_limit=6, sweep_every=0.2) as srv:
+        player = page_at(1280)
+        room_id = create_room_with_bots(player, srv.base, 5)
+        mine = 0
+        deadline = time.time() + 30
+        while mine < 2 and time.time() < deadline:  # two discards of the player's own
+            try:
+                if player.locator(".claim-pass").count():
+                    player.locator(".claim-pass").first.click(timeout=2000)
+                elif discard_drawn(player):
+                    mine += 1
+                    player.wait_for_timeout(300)
+                else:
+                    player.wait_for_timeout(60)
+            except sync_api.Error:
+                pass
+        assert mine == 2, diagnosis(player, srv.app, room_id)
+        player.close()  # nobody holds a seat now: the match pauses
+        room = srv.app.state.lobby.rooms[room_id]
+        deadline = time.time() + 5
+        while room.paused_at is None and time.time() < deadline:
+            time.sleep(0.05)
+        actions = len(room.match.actions)
+        assert actions >= 4
+        watcher = page_at(390, 844)
+        watcher.goto(f"{srv.base}/room/{room_id}")
+        sync_api.expect(watcher.locator("p.banner.paused")).to_contain_text("对局已暂停")
+        shot(watcher, "paused-390.png")
+        assert len(room.match.actions) == actions  # the spectator does not resume it
+        sync_api.expect(watcher.locator("main.unknown-room h2")).to_have_text(
+            "房间已解散", timeout=15000)
+        sync_api.expect(watcher.locator("main.unknown-room p").first).to_contain_text(
+            "无人在桌 6 秒")
+        shot(watcher, "dissolved-390.png")
+        late = page_at(1280, 800)  # the link opened afterwards, in English
+        late.goto(f"{srv.base}/")
+        late.evaluate("() => localStorage.setItem('hzmj.lang', 'en')")
+        late.goto(f"{srv.base}/room/{room_id}")
+        sync_api.expect(late.locator("main.unknown-room h2")).to_have_text(
+            "This room was dissolved")
+        sync_api.expect(late.locator("main.unknown-room p").first).to_contain_text(
+            "was dissolved after 6 seconds with nobody at the table")
+        shot(late, "dissolved-1280.png")
+        late.locator("a.replay-link").click()
+        late.wait_for_url(f"**/replay/{room_id}#end")
+        sync_api.expect(late.locator("p.replay-dissolved")).to_contain_text(
+            "dissolved after 6 seconds")
+        sync_api.expect(late.locator(".replay-controls button.first")).to_be_visible()
+        shot(late, "dissolved-replay-1280.png")
+        # the player's matches list it, dissolved, with no place
+        mine = player.context.new_page()
+        mine.set_viewport_size({"width": 390, "height": 844})
+        mine.goto(f"{srv.base}/matches")
+        row = mine.locator(f'li.match-row[data-room="{room_id}"]')
+        sync_api.expect(row.locator(".place.dissolved")).to_have_text("已解散")
+        sync_api.expect(row.locator("a.replay-link")).to_have_attribute(
+            "href", f"/replay/{room_id}")
+        shot(mine, "dissolved-matches-390.png")
+
+
 def test_sound_icon_one_banner_at_a_time_and_the_tables_words(
         server: _Server, page_at: Any) -> None:
     """The sound switch is drawn (the 🔊 emoji was a box where no emoji font is installed);

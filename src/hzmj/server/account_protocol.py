@@ -239,12 +239,15 @@ class SeatName(_Model):
 class MatchSummary(_Model):
     room_id: str
     name: str
-    finished_at: float = Field(description="epoch seconds")
+    finished_at: float = Field(description="epoch seconds: when it ended or was dissolved")
+    status: Literal["over", "dissolved"] = Field(
+        default="over", description="dissolved: stopped for good with nobody at the "
+        "table; points and hands so far, no place, no rating")
     rules: Json
     seat: int
-    place: int
+    place: int | None = Field(description="null for a dissolved match")
     players: int
-    points: int = Field(description="final points")
+    points: int = Field(description="final points (a dissolved match's: when it stopped)")
     delta: int = Field(description="points won or lost over the match")
     hands: int
     rating_before: int | None

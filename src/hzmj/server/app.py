@@ -83,7 +83,7 @@ from hzmj.server.protocol import (
     Started,
     client_message,
 )
-from hzmj.server.rooms import MOVING, Connection, Lobby, Room, RoomError
+from hzmj.server.rooms import MOVING, Connection, Lobby, Room, RoomError, dissolved_reason
 from hzmj.server.rules_page import base_language, book_language, rules_page
 from hzmj.server.slow import raise_file_limit, request_deadline
 from hzmj.server.storage import (
@@ -290,7 +290,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         room = lobby().rooms.get(room_id)
         if room is not None:
             return room.info()
-        return _finished_info(await _finished(room_id))
+        return _finished_info(await _finished(room_id), cfg)
 
     @app.post("/api/rooms/{room_id}/seats")
     async def join(room_id: str, body: JoinRoom, request: Request,
@@ -443,8 +443,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     async def _finished_record(room_id: str
                                ) -> tuple[str, Rules, list[str | None]]:
-        """A finished match's record (JSON text, not parsed here), its rules and its
-        seats' names; 409 before the end."""
+        """A finished or dissolved match's record (JSON text, not parsed here), its rules
+        and its seats' names; 409 before the end."""
         room = lobby().rooms.get(room_id)
         if room is not None:
             if room.match is None or room.status != "over":
@@ -456,6 +456,12 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         names = {s.seat: s.name for s in stored.seats}
         rules = Rules.from_dict(stored.rules)
         return stored.record_text, rules, [names.get(i) for i in range(rules.players)]
+
+    async def _gone(room_id: str) -> str:
+        """Why a WebSocket finds no room ``room_id`` here (a close reason: ≤ 123 bytes)."""
+        if await store().room_status(room_id) == "dissolved":
+            return dissolved_reason(cfg.unattended_limit)
+        return f"no room {clip(ascii(room_id))}"
 
     async def _finished(room_id: str) -> StoredRoom:
         found = await store().load_rooms(room_id=room_id)
@@ -488,7 +494,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             return
         room = lobby().rooms.get(room_id)
         if room is None:
-            await ws.close(4404, f"no room {clip(ascii(room_id))}")  # a close reason: ≤ 123 bytes
+            await ws.close(4404, await _gone(room_id))
             return
         seat = room.seat_of_token(token) if token else None
         if token and seat is None:
@@ -510,9 +516,12 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             watching.update(counted)
         try:
             conn = Connection(seat)
-            refused = await room.call(lambda: room.connect(conn))
+            try:
+                refused = await room.call(lambda: room.connect(conn))
+            except RoomError as exc:  # the room stopped here meanwhile (moved, evicted)
+                refused = 1013, str(exc)
             if refused is not None:
-                await ws.close(4429, refused)
+                await ws.close(*refused)
                 return
             sender = _pump(ws, conn)
             try:
@@ -621,10 +630,11 @@ def _qr_svg(url: str) -> str:
 
 
 async def _after_match(store: Store, room_id: str, record: dict[str, Any]) -> None:
-    """History and ratings of a match just over (the replay runs off the event loop)."""
+    """History and ratings of a match just over, or dissolved (its record's ``over`` is
+    false: no place, no rating); the replay runs off the event loop."""
     stats = await asyncio.to_thread(seat_stats, record)
     async with writing(store.engine) as conn:
-        await record_finished(conn, room_id, stats)
+        await record_finished(conn, room_id, stats, over=record.get("over") is True)
 
 
 def _rename(lobby: Lobby, room_id: str, seat: int, name: str) -> None:
@@ -651,7 +661,9 @@ def _replay(text: str, players: list[str | None]) -> Replay:
                                   "hands_replayed": len(match.results)})
 
 
-def _finished_info(stored: StoredRoom) -> RoomInfo:
+def _finished_info(stored: StoredRoom, cfg: ServerConfig) -> RoomInfo:
+    """A room no longer in memory, as stored: finished, dissolved (its seed and salt
+    revealed alike: neither is ever played on), expired; 410 when quarantined."""
     if stored.status == "broken":
         raise RoomError(410, f"room {stored.id} could not be rebuilt and is quarantined")
     rules = Rules.from_dict(stored.rules)
@@ -662,6 +674,7 @@ def _finished_info(stored: StoredRoom) -> RoomInfo:
         seats.append(SeatInfo(seat=i, name=s.name if s else None, bot=s.bot if s else None,
                               connected=False, auto=False, left=bool(s and s.left),
                               owner=i == stored.owner_seat))
+    ended = stored.status in ("over", "dissolved")
     return RoomInfo(
         room_id=stored.id, name=stored.name, status=stored.status,  # type: ignore[arg-type]
         rules=rules.to_dict(), seats=seats,
@@ -669,8 +682,9 @@ def _finished_info(stored: StoredRoom) -> RoomInfo:
         state_id=None, hand_no=None,
         # the record's own, without reading it (10 MB for thousands of hands)
         commitment=seed_commitment(stored.seed, stored.salt) if stored.record_text else None,
-        seed=stored.seed if stored.status == "over" else None,
-        salt=stored.salt if stored.status == "over" else None, private=stored.private)
+        seed=stored.seed if ended else None, salt=stored.salt if ended else None,
+        private=stored.private, dissolved_after=round(cfg.unattended_limit)
+        if stored.status == "dissolved" else None)
 
 
 def _pump(ws: WebSocket, conn: Connection) -> asyncio.Task[None]:

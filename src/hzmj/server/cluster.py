@@ -525,7 +525,7 @@ class ClusterLobby(Lobby):
             if room is None or room_id not in self.owned:
                 continue
             info = room.info()
-            if info.status == "over":  # nothing left to own: the database has the record
+            if info.status in ("over", "dissolved"):  # the record is stored: nothing to own
                 await self._let_go(room_id)
             else:
                 await self.redis.hset(INFOS, room_id, info.model_dump_json())

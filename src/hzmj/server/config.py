@@ -118,6 +118,9 @@ class ServerConfig:
     finished_grace: float = 120.0  # a finished room stays in memory this long
     open_idle: float = 3600.0  # an open room nobody joins or watches expires after this
     empty_idle: float = 600.0  # an open room where no player has a seat expires sooner
+    # a running match pauses while no seat token has a connection (spectators do not
+    # count); paused this long, the room is dissolved: its record so far stays, unrated
+    unattended_limit: float = 600.0
     sweep_every: float = 5.0  # how often rooms are checked for eviction and expiry
     room_info_delay: float = 0.05  # seat changes within this are sent as one room message
     # a client's seed deals a room with humans too: for tests only, never in production

@@ -5,7 +5,10 @@ left before the start keeps its link until someone else takes it, and a seat han
 bot is the bot's); when
 the match ends (:func:`record_finished`, called by the store) every seat gets its place,
 points and hand statistics, read from the record by replaying it, and the ratings of its
-accounts and bots are updated (:mod:`hzmj.server.ratings`).
+accounts and bots are updated (:mod:`hzmj.server.ratings`).  A dissolved match (stopped
+for good with nobody at the table) keeps its seats' points and hands so far with no
+place: it is listed among a player's matches, marked dissolved, and counts in no total
+and no rating (docs/rules-decisions.md).
 """
 
 from __future__ import annotations
@@ -129,11 +132,12 @@ async def link_seat(conn: AsyncConnection, room_id: str, seat: int, *,
 
 
 async def record_finished(conn: AsyncConnection, room_id: str,
-                          stats: list[SeatStats]) -> None:
+                          stats: list[SeatStats], over: bool = True) -> None:
     """Store a finished match's :func:`seat_stats` and update the ratings of its accounts
     and bots (once: a second call changes nothing).  A match dealt from a seed the client
     chose (an all-bot room's ``seed``) is stored but rated for nobody: a chosen deal
-    could pick a bot's losses."""
+    could pick a bot's losses.  ``over`` false: the match was dissolved, its stats are
+    the hands played so far, stored with no place and rated for nobody."""
     done = await conn.execute(select(MatchPlayerRow.seat).where(
         MatchPlayerRow.room_id == room_id, MatchPlayerRow.finished_at.is_not(None)))
     if done.first() is not None:
@@ -153,7 +157,7 @@ async def record_finished(conn: AsyncConnection, room_id: str,
             subjects.append(None)
     chosen = (await conn.execute(select(RoomRow.seed_fixed).where(
         RoomRow.id == room_id))).scalar_one_or_none()
-    if chosen:
+    if chosen or not over:
         subjects = [None] * len(stats)
     before, after = await ratings.rate_match(conn, subjects, [s.points for s in stats])
     now = time.time()
@@ -161,6 +165,8 @@ async def record_finished(conn: AsyncConnection, room_id: str,
         subject = subjects[i]
         values: dict[str, Any] = dict(asdict(s), finished_at=now,
                                       bot=seats[i].bot if i in seats else None)
+        if not over:
+            values["place"] = None  # no winner (RULES §12.2: a match ends by its own end)
         if subject is not None:
             values["rating_before"] = before.get(subject, ratings.Rating()).mu
             values["rating_after"] = after[subject].mu
@@ -177,9 +183,10 @@ async def record_finished(conn: AsyncConnection, room_id: str,
 
 async def match_summaries(conn: AsyncConnection, mine: ColumnElement[bool],
                           limit: int) -> list[MatchSummary]:
-    """The finished matches whose player row satisfies ``mine``, newest first."""
+    """The finished and dissolved matches whose player row satisfies ``mine``, newest
+    first."""
     rows = (await conn.execute(
-        select(MatchPlayerRow, RoomRow.name, RoomRow.rules).join(
+        select(MatchPlayerRow, RoomRow.name, RoomRow.rules, RoomRow.status).join(
             RoomRow, RoomRow.id == MatchPlayerRow.room_id)
         .where(mine, MatchPlayerRow.finished_at.is_not(None), MatchPlayerRow.bot.is_(None))
         .order_by(MatchPlayerRow.finished_at.desc()).limit(limit))).all()
@@ -201,6 +208,7 @@ async def match_summaries(conn: AsyncConnection, mine: ColumnElement[bool],
         rules_dict = json.loads(row.rules)
         out.append(MatchSummary.model_validate(dict(
             room_id=row.room_id, name=row.name, finished_at=row.finished_at, rules=rules_dict,
+            status="dissolved" if row.status == "dissolved" else "over",
             seat=row.seat, place=row.place, players=rules_dict.get("players", 4),
             points=row.points, delta=row.delta, hands=row.hands,
             rating_before=_shown(row.rating_before), rating_after=_shown(row.rating_after),
@@ -220,9 +228,10 @@ def _shown(mu: float | None) -> int | None:
 
 
 async def player_summary(conn: AsyncConnection, mine: ColumnElement[bool]) -> PlayerSummary:
-    """Totals over the finished matches whose player row satisfies ``mine``."""
+    """Totals over the finished matches whose player row satisfies ``mine`` (a dissolved
+    match has no place and counts in none)."""
     p = MatchPlayerRow
-    finished = (mine, p.finished_at.is_not(None))
+    finished = (mine, p.finished_at.is_not(None), p.place.is_not(None))
     row = (await conn.execute(select(
         func.count(), func.coalesce(func.sum(p.hands), 0), func.coalesce(func.sum(p.wins), 0),
         func.coalesce(func.sum(p.self_draws), 0), func.coalesce(func.sum(p.baotou), 0),

@@ -69,7 +69,7 @@ class LobbyCollector(Collector):
         lob = self.lobby()
         rooms = GaugeMetricFamily("hzmj_rooms", "Rooms in this process's memory, by status",
                                   labels=["status"])
-        by_status = {"open": 0, "running": 0, "over": 0}
+        by_status = {"open": 0, "running": 0, "over": 0, "dissolved": 0}
         sockets = {"seat": 0, "spectator": 0}
         for room in lob.rooms.values():
             by_status[room.status] += 1

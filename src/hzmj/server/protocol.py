@@ -115,7 +115,7 @@ class GateInfo(_Model):
 class RoomInfo(_Model):
     room_id: str
     name: str
-    status: Literal["open", "running", "over", "expired"]
+    status: Literal["open", "running", "over", "expired", "dissolved"]
     rules: Json
     seats: list[SeatInfo]
     free_seats: list[int]
@@ -129,6 +129,12 @@ class RoomInfo(_Model):
     spectators: int = Field(default=0, description="connected spectators")
     private: bool = Field(default=False, description="not listed in the lobby (GET "
                                                      "/api/rooms): joined and watched by link")
+    dissolve_ms: int | None = Field(
+        default=None, description="set while the running match is paused (no seat token "
+        "has a connection): epoch ms when the room is dissolved unless a seat connects")
+    dissolved_after: int | None = Field(
+        default=None, description="a dissolved room: the seconds it stood paused with "
+        "nobody at the table before it was dissolved (unattended_limit)")
 
 
 class RoomList(_Model):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hmac
 import json
 import logging
@@ -87,6 +88,13 @@ MOVING = "the room is stopping here (server restart or move); try again"
 # the owner who handed their own seat to a bot keeps the token to run the room, never
 # to play, escape for or 托管 the bot's seat (a chosen deal and a bot's name)
 BOT_SEAT = "a bot plays this seat; its owner may watch, not act for it"
+
+
+def dissolved_reason(seconds: float) -> str:
+    """What a room dissolved after ``seconds`` with nobody at the table answers (a
+    WebSocket close reason: at most 123 bytes)."""
+    return (f"this room was dissolved after {_duration(seconds)} with nobody at the "
+            "table; its replay stays available")
 
 
 class RoomError(Exception):
@@ -256,6 +264,10 @@ class Room:
         self.hand_origin: tuple[Match, int] | None = None
         self.gate_views: dict[int | None, dict[str, Any]] | None = None
         self.over_at: float | None = None  # when the match's end was published
+        # since when no seat token has a connection to the running match (monotonic):
+        # nothing advances meanwhile (see _pause); None while someone holds the table
+        self.paused_at: float | None = None
+        self.dissolved = False  # stopped for good, paused for unattended_limit (dissolve)
         self.shown_hand = 0  # the hand_no of the last published hand_start
         self.storage_retry_at = 0.0  # bots and clocks wait until then (a failed write)
         self._inbox: asyncio.Queue[tuple[Callable[[], Awaitable[Any]],
@@ -424,6 +436,8 @@ class Room:
                 times.append(self.hold_until)  # then waiting snapshots are sent
         if m.over:
             return None
+        if self.paused_at is not None:  # only a held discard's pause runs on
+            return max(0.0, min(times) - now) if times else None
         if self.gate is not None:
             if self._all_ready(now):
                 return 0.0
@@ -455,7 +469,9 @@ class Room:
         if m is None:
             return
         self._publish()
-        if m.over or (self.hold_step is not None and m.phase != "claim"):
+        if m.over or self.paused_at is not None:
+            return  # nobody at the table: no bot, clock or gate acts (see _pause)
+        if self.hold_step is not None and m.phase != "claim":
             return  # the next seat is not asked before the discard's outcome is shown
         now = time.monotonic()
         if self.gate is not None:
@@ -547,6 +563,72 @@ class Room:
             except Exception as exc:
                 log.warning("room %s: seat %d's 托管 not stored: %s", self.id, seat, exc)
         self.post(job)
+
+    # ------------------------------------------------------------------ nobody at the table
+
+    def _pause(self, now: float) -> None:
+        """Pause the running match if no seat token has a connection (spectators do not
+        count; an owner who handed their seat to a bot does): from now no bot, clock or
+        gate acts until a seat connects (:meth:`_resume`), and a room paused for
+        ``unattended_limit`` is dissolved (:meth:`dissolve`).  At once, with no grace:
+        with nobody seated there is no player the pause keeps waiting, and the one who
+        comes back finds the table as they left it (their clock not run down, no 托管
+        taken for them).  What is already under way still lands: a bot's answer on its
+        way, a discard's outcome once its pause is over (as a long claim window would
+        show it, RULES §13)."""
+        m = self.match
+        if (self.paused_at is not None or m is None or m.over
+                or self.seated_connections):
+            return
+        self.paused_at = now
+        log.info("room %s: nobody at the table; the match is paused (dissolved after %s)",
+                 self.id, _duration(self.config.unattended_limit))
+        self._room_changed()
+
+    def _resume(self, now: float) -> None:
+        """A seat connected to a paused match: everything that was counting down moves on
+        by the time it stood still (the clocks and the bots' pace of :class:`Demand`,
+        the gate's countdown, the deal's and a held discard's pause, a storage back-off,
+        the away grace of seats still disconnected), so play goes on where it stopped;
+        the turn's new clock goes to every connection already here."""
+        if self.paused_at is None:
+            return
+        paused, self.paused_at = now - self.paused_at, None
+        for demand in self.demands.values():
+            demand.deadline += paused
+            demand.bot_due += paused
+        if self.gate is not None:
+            self.gate.deadline += paused
+        self.pause_until += paused
+        self.hold_until += paused
+        self.storage_retry_at += paused
+        for s in self.seats:
+            if s.away_since is not None:
+                s.away_since += paused
+        log.info("room %s: resumed after %.0f s", self.id, paused)
+        m = self.match
+        if m is not None and self.gate is None and self.demands_state == m.state_id:
+            self._broadcast_clock()
+        self._room_changed()
+
+    async def dissolve(self, now: float) -> bool:
+        """Stop for good a match paused for ``unattended_limit`` at ``now`` (monotonic):
+        its record so far is stored with status ``dissolved`` (no winner, no rating,
+        docs/rules-decisions.md) and every later action, connection or bot answer is
+        refused.  False, with nothing done, when it is no longer due (a seat connected
+        meanwhile, or the match ended).  The caller lets the room go.  Raises what the
+        store raises (:class:`StaleOwnerError`: another node owns the room now)."""
+        m = self.match
+        if (self.paused_at is None or m is None or m.over or self.dissolved
+                or now < self.paused_at + self.config.unattended_limit):
+            return False
+        await self._stop_thinking()  # an answer that lands now has nothing to play
+        await self.store.finish(self.id, self.record(), status="dissolved")
+        self.dissolved = True
+        log.info("room %s: dissolved after %s with nobody at the table (%d actions)",
+                 self.id, _duration(now - self.paused_at), len(m.actions))
+        self._broadcast_room()
+        return True
 
     # ------------------------------------------------------------------ the gate between hands
 
@@ -668,6 +750,8 @@ class Room:
     def _check_legal(self, action: Action) -> None:
         m = self.match
         assert m is not None
+        if self.dissolved:
+            raise Refused("dissolved", dissolved_reason(self.config.unattended_limit))
         if m.over:
             raise Refused("over", "the match is over")
         if isinstance(action, Escape):
@@ -842,6 +926,8 @@ class Room:
     def status(self) -> str:
         if self.match is None:
             return "open"
+        if self.dissolved:
+            return "dissolved"
         return "over" if self.over_at is not None else "running"
 
     @property
@@ -886,7 +972,10 @@ class Room:
                 hand_no=gate.hand_no, deadline_ms=_epoch_ms(gate.deadline),
                 ready=sorted(i for i in range(len(self.seats))
                              if i in gate.ready or self._controlled_by_bot(i, now))),
-            spectators=len(self.spectators), private=self.private)
+            spectators=len(self.spectators), private=self.private,
+            dissolve_ms=_epoch_ms(self.paused_at + self.config.unattended_limit)
+            if self.paused_at is not None and self.status == "running" else None,
+            dissolved_after=round(self.config.unattended_limit) if self.dissolved else None)
 
     def seat_of_token(self, token: str) -> int | None:
         digest = hash_token(token)
@@ -1046,6 +1135,7 @@ class Room:
         self._broadcast_room()
         self._broadcast_events(0, self.published)
         self.pause_until = 0.0  # the first hand starts at once
+        self._pause(now)  # started with nobody connected: no table runs for nobody
         for _, conns in self.all_connections():
             for conn in conns:
                 self._send_snapshot(conn)
@@ -1120,23 +1210,28 @@ class Room:
 
     # ------------------------------------------------------------------ WebSocket clients
 
-    async def connect(self, conn: Connection) -> str | None:
-        """Add a connection; the reason it is refused, if it is (socket caps).  Every seat
-        keeps ``sockets_per_token`` of the room's ``sockets_per_room`` for itself, so
-        spectators, who need no token, can never lock the players out."""
+    async def connect(self, conn: Connection) -> tuple[int, str] | None:
+        """Add a connection; the WebSocket close code and reason if it is refused (4429:
+        socket caps; 4404: the room was dissolved).  Every seat keeps
+        ``sockets_per_token`` of the room's ``sockets_per_room`` for itself, so
+        spectators, who need no token, can never lock the players out.  A seat's
+        connection resumes a paused match (:meth:`_resume`), a spectator's does not."""
+        if self.dissolved:
+            return 4404, dissolved_reason(self.config.unattended_limit)
         if conn.seat is None:
             limit = self.spectator_limit
             if len(self.spectators) >= limit:
-                return f"too many spectators in this room (limit {limit})"
+                return 4429, f"too many spectators in this room (limit {limit})"
             self.spectators.append(conn)
         else:
             s = self.seats[conn.seat]
             if len(s.connections) >= self.config.sockets_per_token:
-                return (f"too many connections with this token "
-                        f"(limit {self.config.sockets_per_token})")
+                return 4429, (f"too many connections with this token "
+                              f"(limit {self.config.sockets_per_token})")
+            self.active_at = time.monotonic()  # spectators keep no open room alive
+            self._resume(self.active_at)  # before its snapshot: it shows the new clocks
             s.connections.append(conn)
             s.away_since = None
-            self.active_at = time.monotonic()  # spectators keep no open room alive
         self._room_changed()  # coalesced: a crowd of spectators costs one message each
         conn.send(RoomMsg(room=self.info()))
         self._send_snapshot(conn)
@@ -1152,11 +1247,13 @@ class Room:
         s = self.seats[conn.seat]
         if conn in s.connections:
             s.connections.remove(conn)
-        self.active_at = time.monotonic()  # idle from now: a long wait is no idleness
+        self.active_at = now = time.monotonic()  # idle from now: a long wait is no idleness
         if not s.connections and s.taken:
-            s.away_since = time.monotonic()
-            log.info("room %s: seat %d has no connection left; a bot plays it after %.0f s",
-                     self.id, conn.seat, self.config.away_grace)
+            s.away_since = now
+            self._pause(now)
+            if self.paused_at is None:
+                log.info("room %s: seat %d has no connection left; a bot plays it after "
+                         "%.0f s", self.id, conn.seat, self.config.away_grace)
         self._room_changed()
 
     def _send_snapshot(self, conn: Connection) -> None:
@@ -1175,7 +1272,9 @@ class Room:
                               if m else []))
         self._send_prompt(conn)
         # the turn's clock too: a reload showed whose turn it was with no seconds left
-        fresh = m is not None and self.gate is None and self.demands_state == m.state_id
+        # (none while paused: no clock runs; the room message says until when)
+        fresh = (m is not None and self.gate is None and self.demands_state == m.state_id
+                 and self.paused_at is None)
         clock = self._clock_text() if fresh else None
         if clock is not None:
             conn.send(clock)
@@ -1301,6 +1400,7 @@ class Room:
                     room._mark_hand_origin()
             room.published = len(match.log)
             room.shown_hand = match.hand_no
+            room.paused_at = None if match.over else now  # nobody is connected yet
             if match.over:
                 room.over_at = now
             elif finished is not None:
@@ -1336,7 +1436,8 @@ async def cancel_and_wait(tasks: Iterable[asyncio.Task[Any]]) -> None:
 class Lobby:
     """Every live room of this server process, and their lifetimes: finished rooms
     leave memory after ``finished_grace`` (their record stays in the database), open
-    rooms nobody uses expire after ``open_idle``, and at most ``max_rooms`` live."""
+    rooms nobody uses expire after ``open_idle``, running matches nobody is connected to
+    pause and are dissolved after ``unattended_limit``, and at most ``max_rooms`` live."""
 
     def __init__(self, store: Store, config: ServerConfig) -> None:
         self.store = store
@@ -1394,9 +1495,11 @@ class Lobby:
         """Rebuild one stored room by replay and start its actor.  None when it is not
         live: an open room idle for longer than ``open_idle`` expires (marked
         ``expired``); a room that cannot be rebuilt is quarantined (marked ``broken``,
-        logged, counted in health).  Neither stops the server."""
+        logged, counted in health).  Neither stops the server.  A running room comes
+        back paused (nobody is connected yet): dissolved ``unattended_limit`` from now
+        unless a seat connects."""
         if stored.status not in ("open", "running"):
-            return None  # over, expired or quarantined: nothing to run
+            return None  # over, expired, dissolved or quarantined: nothing to run
         if stored.status == "open" and stored.created_at + self.config.open_idle < time.time():
             await self.store.forget_addresses(stored.id, status="expired")
             return None
@@ -1482,13 +1585,14 @@ class Lobby:
 
     def too_many_rooms(self) -> RoomError:
         """The refusal of a create past ``rooms_per_address``."""
-        # a room left empty still counts until it expires: say when that is, or the
-        # player who left one is refused again and again without knowing why
+        # a room left empty still counts until it expires (or, playing, is dissolved):
+        # say when that is, or the player who left one is refused again and again
+        # without knowing why
+        closes = max(self.config.empty_lifetime, self.config.unattended_limit)
         return RoomError(429, f"too many rooms: at most {self.config.rooms_per_address} "
                               "live rooms from one address; finish or leave one first (a "
-                              "room where nobody sits closes "
-                              f"{_duration(self.config.empty_lifetime)} after its last use)",
-                         "too_many_rooms")
+                              f"room where nobody sits closes {_duration(closes)} after "
+                              "its last use)", "too_many_rooms")
 
     def get(self, room_id: str) -> Room:
         room = self.rooms.get(room_id)
@@ -1505,13 +1609,26 @@ class Lobby:
                 log.exception("sweeping rooms failed")
 
     async def sweep(self) -> None:
-        """Evict finished rooms after their grace and expire idle open rooms (their
-        stored state stays: records, replays).  A room is let go through :meth:`forget`,
-        which in a cluster also frees its lease."""
+        """Evict finished rooms after their grace, expire idle open rooms and dissolve
+        matches paused for ``unattended_limit`` (their stored state stays: records,
+        replays).  A room is let go through :meth:`forget`, which in a cluster also frees
+        its lease."""
         now = time.monotonic()
         for room in list(self.rooms.values()):
             if room.over_at is not None and now >= room.over_at + self.config.finished_grace:
                 reason = "the match is over; its replay stays available"
+            elif (room.paused_at is not None and room.over_at is None
+                  and now >= room.paused_at + self.config.unattended_limit):
+                try:  # in the actor: a seat that connects first keeps the match going
+                    if not await room.call(functools.partial(room.dissolve, now)):
+                        continue
+                except (StaleOwnerError, RoomError):
+                    continue  # another node owns it now, or it is moving there
+                except SQLAlchemyError as exc:
+                    log.warning("room %s: not dissolved (the database refused): %s",
+                                room.id, getattr(exc, "orig", exc))
+                    continue  # the next sweep tries again
+                reason = dissolved_reason(self.config.unattended_limit)
             elif (room.match is None and room.seated_connections == 0
                   and now >= room.active_at + (self.config.open_idle if room.has_players
                                                else self.config.empty_lifetime)):
@@ -1532,7 +1649,8 @@ class Lobby:
             await self.forget(room.id)
 
     async def forget(self, room_id: str) -> None:
-        """A room left this server for good (evicted or expired); nothing to do alone."""
+        """A room left this server for good (evicted, expired or dissolved); nothing to
+        do alone."""
 
     async def close(self) -> None:
         if self._sweeper is not None:

@@ -113,11 +113,12 @@ class RoomRow(Base):
     seed: Mapped[int] = mapped_column(BigInteger)
     salt: Mapped[str] = mapped_column(String(64), default="")  # hides the seed until the end
     seed_fixed: Mapped[bool] = mapped_column(Boolean, default=False)  # chosen by the client
-    # open | running | over | expired (idle, never started) | broken (quarantined)
-    status: Mapped[str] = mapped_column(String(8), index=True)
+    # open | running | over | expired (idle, never started) | broken (quarantined) |
+    # dissolved (stopped for good with nobody at the table; 0010 widened the column)
+    status: Mapped[str] = mapped_column(String(16), index=True)
     owner_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
     created_at: Mapped[float] = mapped_column(Float)
-    record: Mapped[str | None] = mapped_column(Text, nullable=True)  # once over
+    record: Mapped[str | None] = mapped_column(Text, nullable=True)  # once over or dissolved
     epoch: Mapped[int] = mapped_column(BigInteger, default=0)  # fencing token (0003)
     # addresses the owner removed players from, a JSON list, while open (0005)
     removed: Mapped[str | None] = mapped_column(Text, nullable=True)
@@ -180,7 +181,7 @@ class StoredRoom:
     seats: list[StoredSeat] = field(default_factory=list)
     actions: list[dict[str, Any]] = field(default_factory=list)
     made_by: dict[int, str] = field(default_factory=dict)  # action index -> "bot" | "clock"
-    # the finished match's record as stored (JSON text), read only when asked for
+    # the finished (or dissolved) match's record as stored (JSON text), read only when asked for
     # (:attr:`record`): a points match of thousands of hands has a 10 MB record, and a
     # room's page parsed it for its commitment (0.5 s of the event loop a request)
     record_text: str | None = None
@@ -220,7 +221,8 @@ class Store:
         self._inline: Engine | None = None  # the action writer's own SQLite connection
         self.fences: dict[str, int] = {}  # room id -> the epoch this process took it at
         self.on_stale: Callable[[str], None] | None = None  # told of each room lost
-        # called with (room id, record) once a match is over and stored (history, ratings)
+        # called with (room id, record) once a match is over or dissolved and stored
+        # (history, ratings; the record's "over" tells which)
         self.finish_hooks: list[FinishHook] = []
 
     async def start(self) -> None:
@@ -295,8 +297,11 @@ class Store:
             await conn.execute(delete(SeatRow).where(SeatRow.room_id == room_id,
                                                      SeatRow.seat == seat))
 
-    async def finish(self, room_id: str, record: dict[str, Any]) -> None:
-        await self.update_room(room_id, status="over", record=json.dumps(record))
+    async def finish(self, room_id: str, record: dict[str, Any], status: str = "over") -> None:
+        """Store the match's ``record`` with its room's final ``status``: ``"over"``, or
+        ``"dissolved"`` (a record so far, ``"over": false``), then run the
+        :attr:`finish_hooks`; :class:`StaleOwnerError` if another node owns the room."""
+        await self.update_room(room_id, status=status, record=json.dumps(record))
         for hook in self.finish_hooks:
             try:
                 await hook(room_id, record)
@@ -479,6 +484,12 @@ class Store:
                 RoomRow.status.in_(("open", "running"))))
             return {room: creator for room, creator in rows.all()}
 
+
+    async def room_status(self, room_id: str) -> str | None:
+        """A stored room's status (None: no such room), without its seats or actions."""
+        async with self.engine.connect() as conn:
+            return (await conn.execute(select(RoomRow.status).where(
+                RoomRow.id == room_id))).scalar_one_or_none()
 
     async def load_rooms(self, statuses: tuple[str, ...] = ("open", "running"),
                          room_id: str | None = None) -> list[StoredRoom]:

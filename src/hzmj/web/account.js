@@ -25,6 +25,8 @@ const STRINGS = {
   leaderboard: ["排行榜", "Leaderboard"],
   no_ratings: ["还没有评分", "No ratings yet"],
   no_matches: ["还没有完成的对局", "No finished matches yet"],
+  dissolved: ["已解散", "Dissolved"],
+  dissolved_note: ["无人在桌，房间已解散：不计名次和等级分", "Dissolved with nobody at the table: no place, no rating"],
   date: ["日期", "Date"],
   rules: ["规则", "Rules"],
   place: ["名次", "Place"],
@@ -194,7 +196,8 @@ function matchRow(m) {
   const others = m.seats.filter((s) => s.seat !== m.seat).map((s) => (s.bot ? botName(s.bot) : s.name)).join(", ");
   return h("li.match-row", { dataset: { room: m.room_id } },
     h("div.match-head", {},
-      h("b.place", {}, `${tr("place")} ${m.place}/${m.players}`), " ",
+      m.status === "dissolved" ? h("b.place.dissolved", { title: tr("dissolved_note") }, tr("dissolved"))
+        : h("b.place", {}, `${tr("place")} ${m.place}/${m.players}`), " ",
       h("span.match-points", {}, `${tr("points")} ${m.points} (${signed(m.delta)})`), " ",
       h("span.rating-change", {}, `${tr("rating")} ${moved}`), " ",
       h("a.replay-link", { href: m.replay }, tr("replay"))),

@@ -129,6 +129,8 @@ const STRINGS = {
   review_unit: ["（单位：{0}）", " (values in {0})"],
   review_first_hands: ["（只复盘前 {0} 局，共 {1} 局）", " (the first {0} of {1} hands only)"],
   replay_first_hands: ["只回放前 {0} 局（共 {1} 局）", "The first {0} of {1} hands only"],
+  replay_dissolved: ["这局无人在桌 {0} 后解散，停在这里：不计名次和等级分。",
+    "This match was dissolved after {0} with nobody at the table: it stops here, with no winner and no rating."],
   review_skipped: ["；跳过 {0} 个非本人的决定（托管 {1}，超时 {2}）",
     "; {0} decisions not the player's skipped ({1} by auto-play, {2} by timeout)"],
   review_skipped_here: ["这一步不是本人的决定（{0}），不复盘。", "Not the player's decision ({0}): not reviewed."],
@@ -180,6 +182,14 @@ const STRINGS = {
   room_over_title: ["这局已经打完了", "This match is over"],
   room_over: ["房间 {0} 的对局已结束：回放里有每一步、每局的结算和终局得分。",
     "The match in room {0} has ended: its replay has every move, each hand's settlement and the final scores."],
+  room_dissolved_title: ["房间已解散", "This room was dissolved"],
+  room_dissolved: ["房间 {0} 无人在桌 {1}，已解散，对局不再继续，也不计名次和等级分。已打的牌在回放里都能看到。",
+    "Room {0} was dissolved after {1} with nobody at the table: the match stops here, with no winner and no rating. Its replay stays available."],
+  paused_nobody: ["没有玩家在线，对局已暂停；若无人回来，房间将于 {0} 解散。",
+    "No player is at the table: the match is paused, and the room is dissolved at {0} unless one comes back."],
+  span_minutes: ["{0} 分钟", "{0} minutes"],
+  span_seconds: ["{0} 秒", "{0} seconds"],
+  span_second: ["1 秒", "1 second"],
   qr: ["二维码", "QR code"],
   share_help: ["朋友用手机扫码或打开链接即可入座", "Friends scan the code or open the link to join"],
   history: ["战绩", "Scores"],
@@ -193,6 +203,8 @@ const STRINGS = {
   status_open: ["等待中", "waiting"],
   status_running: ["进行中", "playing"],
   status_over: ["已结束", "finished"],
+  status_dissolved: ["已解散", "dissolved"],
+  status_expired: ["已过期", "expired"],
   open: ["打开", "Open"],
   rules_link: ["规则", "Rules"],
   rules_book: ["杭州麻将规则全文", "The rules of Hangzhou Mahjong"],
@@ -345,6 +357,14 @@ export function t(key, ...args) {
     text = text.replace(`{${i}}`, a);
   });
   return text;
+}
+
+/** A span of time in words, as the server says it: `600` → "10 分钟" / "10 minutes",
+ * `90` → "90 秒" / "90 seconds", `1` → "1 秒" / "1 second". */
+export function durationText(seconds) {
+  if (seconds >= 120) return t("span_minutes", Math.round(seconds / 60));
+  const n = Math.max(1, Math.round(seconds));
+  return n === 1 ? t("span_second") : t("span_seconds", n);
 }
 
 /** A score with its unit: "3 分", "3 pts", "-1 pt" (it read "1 pts"). */

@@ -187,7 +187,8 @@ async function listMine(list) {
     return h("li.my-match", { dataset: { room: s.roomId } },
       h("b", {}, roomTitle(room)), ` · ${t("seat_no", s.seat + 1)} ${s.name || ""} · ${status} `,
       h("a.button", { href: `/room/${s.roomId}` }, t("open")), " ",
-      room.status === "over" ? h("a.button.replay-link", { href: replayHref(s.roomId) }, t("replay")) : null);
+      room.status === "over" || room.status === "dissolved"
+        ? h("a.button.replay-link", { href: replayHref(s.roomId) }, t("replay")) : null);
   }));
   const shown = rows.filter(Boolean);
   list.replaceChildren(...(shown.length ? shown : [h("li", {}, t("no_seats"))]));

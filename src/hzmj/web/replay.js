@@ -8,7 +8,7 @@ import { siteHeader } from "./account.js";
 import { api, loadMe, wsUrl } from "./api.js";
 import { applyEvent, boardFromView, buildBoards } from "./board.js";
 import { eventFeedback } from "./feedback.js";
-import { bi, getLang, setLang, t } from "./i18n.js";
+import { bi, durationText, getLang, setLang, t } from "./i18n.js";
 import {
   centreInfo, dialog, eventLine, finalElement, h, historyElement, icon, positionOf, roomTitle,
   seatName, seatNames, seatPanel, settlementElement, tileOpts,
@@ -411,6 +411,8 @@ function render() {
     h("h2", {}, `${t("replay")} · ${state.title}`),
     fairLine(),
     state.cut ? h("p.replay-cut", {}, t("replay_first_hands", ...state.cut)) : null,
+    state.room?.status === "dissolved" ? h("p.replay-dissolved", {},
+      t("replay_dissolved", durationText(state.room.dissolved_after || 0))) : null,
     controls(),
     options(),
     // the match's end: its result first (below the table, a phone showed it 2,000 px down)
@@ -444,6 +446,10 @@ function watchLive() {
     if (msg.type === "room") {
       state.room = msg.room;
       state.names = seatNames(msg.room);
+      if (msg.room.status === "dissolved") {
+        ws.close();
+        setTimeout(() => location.reload(), 500); // what was played replays in full
+      }
     } else if (msg.type === "snapshot" && msg.view) {
       state.live.board = boardFromView(msg.view);
       state.live.board.history = msg.history || [];

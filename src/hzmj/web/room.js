@@ -5,7 +5,7 @@ import { api, forgetSeat, loadSeat, saveName, saveSeat, savedName, wsUrl } from 
 import { applyEvent, boardFromView } from "./board.js";
 import { PHRASES, banner, eventFeedback, phraseText, sound } from "./feedback.js";
 import { handleKey, ownArea, splitHand } from "./hand.js";
-import { bi, botName, getLang, rulesSummary, serverError, t } from "./i18n.js";
+import { bi, botName, durationText, getLang, rulesSummary, serverError, t } from "./i18n.js";
 import {
   centreInfo, dialog, eventLine, finalElement, h, historyElement, icon, positionOf, ratingChip,
   replayHref, roomTitle, ruleLink, seatName, seatNames, seatPanel, settlementElement, tileOpts,
@@ -113,6 +113,7 @@ export class RoomPage {
   // ---------------------------------------------------------------- WebSocket
 
   connect() {
+    if (this.room?.status === "dissolved") this.unknown = true; // no table to connect to
     if (this.unknown) return;
     // the seat token travels as a subprotocol, never in the URL (URLs end up in logs)
     const protocols = this.token ? ["hzmj", `token.${this.token}`] : ["hzmj"];
@@ -130,9 +131,10 @@ export class RoomPage {
       // comes; the final table stays (it turned into "this match is over" under the
       // player reading it, the toolbar's 终局 gone)
       if (this.board?.over && this.finalEvent) return;
-      if (ev.code === 4404) {
-        this.unknown = true; // no such room: stop reconnecting
-        this.render();
+      if (ev.code === 4404 || this.room?.status === "dissolved") {
+        // no such room (any more): stop reconnecting; a dissolved one says so (GET)
+        this.unknown = true;
+        this.refreshRoom();
         return;
       }
       if (ev.code === 4401 || ev.code === 4403) {
@@ -601,13 +603,16 @@ export class RoomPage {
 
   render() {
     if (this.unknown) {
-      // a finished match no longer at a table (it read "no such room"): its replay
-      const over = this.room?.status === "over";
+      // a finished match no longer at a table (it read "no such room"), or one dissolved
+      // after standing with nobody at it: its replay
+      const status = this.room?.status;
+      const key = status === "over" || status === "dissolved" ? `room_${status}` : "room_unknown";
       this.root.replaceChildren(h("main.unknown-room", {},
-        h("h2", {}, t(over ? "room_over_title" : "room_unknown_title")),
-        h("p", {}, t(over ? "room_over" : "room_unknown", this.roomId)),
-        h("p", {}, over ? [h("a.button.replay-link", { href: this.replayHref }, t("replay")), " "]
-          : null, h("a.button", { href: "/" }, t("back_lobby")))));
+        h("h2", {}, t(`${key}_title`)),
+        h("p", {}, t(key, this.roomId, durationText(this.room?.dissolved_after || 0))),
+        h("p", {}, key !== "room_unknown"
+          ? [h("a.button.replay-link", { href: this.replayHref }, t("replay")), " "] : null,
+        h("a.button", { href: "/" }, t("back_lobby")))));
       return;
     }
     const open = !this.board && (!this.room || this.room.status === "open");
@@ -642,8 +647,13 @@ export class RoomPage {
   }
 
   statusLine() {
+    // nobody holds a seat at the table (a spectator sees it): the match stands still
+    const dissolveAt = this.room?.status === "running" && this.room.dissolve_ms;
     return [
       this.disconnected ? h("p.banner", { role: "alert" }, t("disconnected")) : null,
+      dissolveAt ? h("p.banner.paused", { role: "status" }, t("paused_nobody",
+        new Date(dissolveAt).toLocaleTimeString(getLang() === "zh" ? "zh-CN" : "en",
+          { hour: "2-digit", minute: "2-digit" }))) : null,
       this.error ? h("p.error", { role: "alert" }, this.error) : null,
     ];
   }
