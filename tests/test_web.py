@@ -1341,7 +1341,7 @@ def test_a_table_nobody_is_at_says_it_is_paused_then_dissolved_with_its_replay(
         row = mine.locator(f'li.match-row[data-room="{room_id}"]')
         sync_api.expect(row.locator(".place.dissolved")).to_have_text("已解散")
         sync_api.expect(row.locator("a.replay-link")).to_have_attribute(
-            "href", f"/replay/{room_id}")
+            "href", f"/replay/{room_id}#end")  # where it stopped, as a finished one's end
         shot(mine, "dissolved-matches-390.png")
 
 
