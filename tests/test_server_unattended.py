@@ -55,9 +55,9 @@ def mine(token: str) -> list[str]:
     return ["hzmj", f"token.{token}"]
 
 
-def ann_and_a_bot(c: TestClient, bot: str = "efficiency") -> tuple[str, str]:
+def ann_and_a_bot(c: TestClient, bot: str = "efficiency", seed: int = 4) -> tuple[str, str]:
     """A 2-player room: ann at seat 0 (its owner), a bot at seat 1; (room, ann's token)."""
-    room = c.post("/api/rooms", json={"rules": {"players": 2}, "seed": 4}).json()["room_id"]
+    room = c.post("/api/rooms", json={"rules": {"players": 2}, "seed": seed}).json()["room_id"]
     token = c.post(f"/api/rooms/{room}/seats", json={"name": "ann"}).json()["token"]
     assert c.post(f"/api/rooms/{room}/bots", json={"seat": 1, "bot": bot},
                   headers=bearer(token)).status_code == 200
@@ -265,3 +265,27 @@ def test_a_restored_running_room_starts_paused_and_is_dissolved_if_nobody_comes(
         assert time.monotonic() < end, "the restored room was not dissolved"
         time.sleep(0.05)
     assert len(c.get(f"/api/matches/{room}/record").json()["actions"]) == actions
+
+
+def test_a_discard_s_pause_that_ran_out_while_paused_is_not_held_again(make: Make) -> None:
+    """A held discard's pause runs on while the table stands still (its outcome may be
+    decided already): one that ran out meanwhile is over.  Moved on at the resume, it
+    froze the table a second time: the claimer who came back got no snapshot and no
+    prompt for what was left of it, while their claim clock ran."""
+    c = make(unattended_limit=30, claim_pause_scale=4, time_scale=1)  # a 2 s pause, 3 s claim
+    room, token = ann_and_a_bot(c, seed=3)  # ann's third prompt is a claim
+    with c.websocket_connect(f"/ws/rooms/{room}", subprotocols=mine(token)) as ws:
+        assert c.post(f"/api/rooms/{room}/start", headers=bearer(token)).status_code == 200
+        while (claim := until(ws, "prompt"))["phase"] != "claim":
+            ws.send_json({"type": "action", "state_id": claim["state_id"],
+                          "action": claim["actions"][-1]})
+    r = paused(c, room)
+    assert r.hold_step is not None and r.match.phase == "claim"
+    time.sleep(max(0.0, r.hold_until - time.monotonic()) + 0.3)  # ran out, paused
+    with c.websocket_connect(f"/ws/rooms/{room}", subprotocols=mine(token)) as ws:
+        back_at = time.monotonic()
+        until(ws, "snapshot")
+        prompt = until(ws, "prompt")
+        assert time.monotonic() - back_at < 0.5
+        assert prompt["state_id"] == claim["state_id"] and prompt["phase"] == "claim"
+        assert prompt["deadline_ms"] > time.time() * 1000 + 500  # its clock moved on

@@ -588,9 +588,10 @@ class Room:
     def _resume(self, now: float) -> None:
         """A seat connected to a paused match: everything that was counting down moves on
         by the time it stood still (the clocks and the bots' pace of :class:`Demand`,
-        the gate's countdown, the deal's and a held discard's pause, a storage back-off,
-        the away grace of seats still disconnected), so play goes on where it stopped;
-        the turn's new clock goes to every connection already here."""
+        the gate's countdown, the deal's pause, a storage back-off, the away grace of
+        seats still disconnected), so play goes on where it stopped; the turn's new clock
+        goes to every connection already here.  A held discard's pause is not moved: it
+        ran on meanwhile (:meth:`_next_match_wake`), and one over is not held again."""
         if self.paused_at is None:
             return
         paused, self.paused_at = now - self.paused_at, None
@@ -600,7 +601,6 @@ class Room:
         if self.gate is not None:
             self.gate.deadline += paused
         self.pause_until += paused
-        self.hold_until += paused
         self.storage_retry_at += paused
         for s in self.seats:
             if s.away_since is not None:
