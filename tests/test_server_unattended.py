@@ -289,3 +289,39 @@ def test_a_discard_s_pause_that_ran_out_while_paused_is_not_held_again(make: Mak
         assert time.monotonic() - back_at < 0.5
         assert prompt["state_id"] == claim["state_id"] and prompt["phase"] == "claim"
         assert prompt["deadline_ms"] > time.time() * 1000 + 500  # its clock moved on
+
+
+def test_a_rated_match_nobody_is_at_is_finished_by_bots_not_dissolved(make: Make) -> None:
+    """A match that moves an account's rating (RULES §8.5's spirit: leaving does not undo
+    a loss) pauses like any other, but at ``unattended_limit`` 托管 plays it on instead of
+    a dissolution, and it pauses no more: closing the tab of a lost match voids nothing."""
+    c = make(unattended_limit=1)
+    r = c.post("/api/auth/register", json={"username": "alice", "password": "correct horse",
+                                           "display_name": "Alice"})
+    assert r.status_code == 200, r.text
+    # no seed: a deal the client chose is rated for nobody, and would be dissolved
+    room = c.post("/api/rooms", json={"rules": {"players": 2}}).json()["room_id"]
+    signed_in = {"X-CSRF-Token": r.json()["csrf"]}  # the session cookie's
+    token = c.post(f"/api/rooms/{room}/seats", json={"name": "Alice"},
+                   headers=signed_in).json()["token"]
+    assert c.post(f"/api/rooms/{room}/bots", json={"seat": 1, "bot": "efficiency"},
+                  headers=bearer(token)).status_code == 200
+    with c.websocket_connect(f"/ws/rooms/{room}", subprotocols=mine(token)) as ws:
+        assert c.post(f"/api/rooms/{room}/start", headers=bearer(token)).status_code == 200
+        play_a_few(ws, 2)
+    r = paused(c, room)
+    actions = len(r.match.actions)
+    end = time.monotonic() + 10
+    while not r.left_to_bots:
+        assert time.monotonic() < end, "the rated match was not handed to its bots"
+        time.sleep(0.05)
+    assert r.paused_at is None and r.status == "running"
+    while len(r.match.actions) < actions + 10 and not r.match.over:
+        assert time.monotonic() < end, "the bots did not play the rated match on"
+        time.sleep(0.05)
+    assert c.get(f"/api/rooms/{room}").json()["status"] in ("running", "over")
+    # a seat that comes and goes again does not pause it: the bots finish it
+    with c.websocket_connect(f"/ws/rooms/{room}", subprotocols=mine(token)) as ws:
+        until(ws, "snapshot")
+    time.sleep(0.3)
+    assert r.paused_at is None and not r.dissolved

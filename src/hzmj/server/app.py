@@ -62,7 +62,7 @@ from hzmj.server.guard import (
     strict_json,
     too_many_connects,
 )
-from hzmj.server.history import record_finished, seat_stats
+from hzmj.server.history import rated_for_an_account, record_finished, seat_stats
 from hzmj.server.protocol import (
     AddBot,
     BotAdded,
@@ -156,6 +156,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
                             rename_seat=lambda room_id, seat, name: _rename(lobby, room_id,
                                                                             seat, name))
         store.finish_hooks.append(lambda room_id, record: _after_match(store, room_id, record))
+        store.rated = lambda room_id: _rated(store, room_id)
         await lobby.restore()
         state["store"], state["lobby"], state["accounts"] = store, lobby, accounts
         app.state.lobby = lobby  # for operators' tools and tests in the same process
@@ -635,6 +636,12 @@ async def _after_match(store: Store, room_id: str, record: dict[str, Any]) -> No
     stats = await asyncio.to_thread(seat_stats, record)
     async with writing(store.engine) as conn:
         await record_finished(conn, room_id, stats, over=record.get("over") is True)
+
+
+async def _rated(store: Store, room_id: str) -> bool:
+    """:func:`hzmj.server.history.rated_for_an_account`, on a connection of its own."""
+    async with store.engine.connect() as conn:
+        return await rated_for_an_account(conn, room_id)
 
 
 def _rename(lobby: Lobby, room_id: str, seat: int, name: str) -> None:

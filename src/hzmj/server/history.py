@@ -131,6 +131,19 @@ async def link_seat(conn: AsyncConnection, room_id: str, seat: int, *,
         room_id=room_id, seat=seat, account_id=account_id, guest_hash=guest_hash))
 
 
+async def rated_for_an_account(conn: AsyncConnection, room_id: str) -> bool:
+    """Whether the match of ``room_id`` will move an account's rating when it ends: a
+    seat is linked to an account and the deal was not the client's choice (the rule of
+    :func:`record_finished`).  Such a match is never dissolved: 托管 finishes it."""
+    chosen = (await conn.execute(select(RoomRow.seed_fixed).where(
+        RoomRow.id == room_id))).scalar_one_or_none()
+    if chosen is None or chosen:
+        return False
+    linked = await conn.execute(select(MatchPlayerRow.seat).where(
+        MatchPlayerRow.room_id == room_id, MatchPlayerRow.account_id.is_not(None)).limit(1))
+    return linked.first() is not None
+
+
 async def record_finished(conn: AsyncConnection, room_id: str,
                           stats: list[SeatStats], over: bool = True) -> None:
     """Store a finished match's :func:`seat_stats` and update the ratings of its accounts

@@ -268,6 +268,9 @@ class Room:
         # nothing advances meanwhile (see _pause); None while someone holds the table
         self.paused_at: float | None = None
         self.dissolved = False  # stopped for good, paused for unattended_limit (dissolve)
+        # a rated match paused for unattended_limit: 托管 plays it to its end instead of
+        # a dissolution (leaving must not undo a loss), and it pauses no more
+        self.left_to_bots = False
         self.shown_hand = 0  # the hand_no of the last published hand_start
         self.storage_retry_at = 0.0  # bots and clocks wait until then (a failed write)
         self._inbox: asyncio.Queue[tuple[Callable[[], Awaitable[Any]],
@@ -577,7 +580,7 @@ class Room:
         way, a discard's outcome once its pause is over (as a long claim window would
         show it, RULES §13)."""
         m = self.match
-        if (self.paused_at is not None or m is None or m.over
+        if (self.paused_at is not None or m is None or m.over or self.left_to_bots
                 or self.seated_connections):
             return
         self.paused_at = now
@@ -616,11 +619,20 @@ class Room:
         its record so far is stored with status ``dissolved`` (no winner, no rating,
         docs/rules-decisions.md) and every later action, connection or bot answer is
         refused.  False, with nothing done, when it is no longer due (a seat connected
-        meanwhile, or the match ended).  The caller lets the room go.  Raises what the
-        store raises (:class:`StaleOwnerError`: another node owns the room now)."""
+        meanwhile, or the match ended); False too for a match rated for an account
+        (``Store.rated``): it resumes, and 托管 plays every absent seat to its end, as it
+        did before the pause existed (a player losing a rated match cannot void it by
+        walking away).  The caller lets the room go when True.  Raises what the store
+        raises (:class:`StaleOwnerError`: another node owns the room now)."""
         m = self.match
         if (self.paused_at is None or m is None or m.over or self.dissolved
                 or now < self.paused_at + self.config.unattended_limit):
+            return False
+        if self.store.rated is not None and await self.store.rated(self.id):
+            log.info("room %s: rated and unattended for %s: 托管 plays it to its end",
+                     self.id, _duration(now - self.paused_at))
+            self.left_to_bots = True
+            self._resume(now)
             return False
         await self._stop_thinking()  # an answer that lands now has nothing to play
         await self.store.finish(self.id, self.record(), status="dissolved")

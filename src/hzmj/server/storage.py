@@ -224,6 +224,9 @@ class Store:
         # called with (room id, record) once a match is over or dissolved and stored
         # (history, ratings; the record's "over" tells which)
         self.finish_hooks: list[FinishHook] = []
+        # whether a room's match is rated for an account (then never dissolved, RULES
+        # §8.5's spirit: leaving does not undo a loss); None: no accounts, nothing is
+        self.rated: Callable[[str], Awaitable[bool]] | None = None
 
     async def start(self) -> None:
         await migrate(self.engine)
