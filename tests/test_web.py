@@ -91,10 +91,12 @@ def _free_port() -> int:
 class _Server:
     def __init__(self, tmp: Path, bot_delay: float, **settings: Any) -> None:
         # the tests deal known hands at tables with a human (a test-only switch), and keep
-        # the discard pause short
+        # the discard pause short; every page comes from 127.0.0.1, and a table a test
+        # leaves stays paused (unattended_limit): one module's rooms pass the
+        # per-address cap of a real site
         settings = {"hand_pause": 0.3, "expiries_to_auto": 1000, "away_grace": 30.0,
                     "bot_workers": 1, "allow_fixed_seed": True, "claim_pause_scale": 0.2,
-                    **settings}
+                    "rooms_per_address": 500, **settings}
         cfg = ServerConfig(db=str(tmp / "web.db"), bot_delay=bot_delay, **settings)
         self.app = create_app(cfg)
         self.port = _free_port()
