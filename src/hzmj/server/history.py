@@ -131,13 +131,19 @@ async def link_seat(conn: AsyncConnection, room_id: str, seat: int, *,
         room_id=room_id, seat=seat, account_id=account_id, guest_hash=guest_hash))
 
 
+async def _deal_chosen(conn: AsyncConnection, room_id: str) -> bool | None:
+    """Whether the client chose the deal of ``room_id`` (its stored ``seed_fixed``: such a
+    match is rated for nobody); None for no such room."""
+    chosen = (await conn.execute(select(RoomRow.seed_fixed).where(
+        RoomRow.id == room_id))).scalar_one_or_none()
+    return None if chosen is None else bool(chosen)
+
+
 async def rated_for_an_account(conn: AsyncConnection, room_id: str) -> bool:
     """Whether the match of ``room_id`` will move an account's rating when it ends: a
     seat is linked to an account and the deal was not the client's choice (the rule of
     :func:`record_finished`).  Such a match is never dissolved: 托管 finishes it."""
-    chosen = (await conn.execute(select(RoomRow.seed_fixed).where(
-        RoomRow.id == room_id))).scalar_one_or_none()
-    if chosen is None or chosen:
+    if await _deal_chosen(conn, room_id) is not False:  # chosen, or no such room
         return False
     linked = await conn.execute(select(MatchPlayerRow.seat).where(
         MatchPlayerRow.room_id == room_id, MatchPlayerRow.account_id.is_not(None)).limit(1))
@@ -168,9 +174,7 @@ async def record_finished(conn: AsyncConnection, room_id: str,
             subjects.append(ratings.account_subject(link.account_id))
         else:
             subjects.append(None)
-    chosen = (await conn.execute(select(RoomRow.seed_fixed).where(
-        RoomRow.id == room_id))).scalar_one_or_none()
-    if chosen or not over:
+    if not over or await _deal_chosen(conn, room_id):
         subjects = [None] * len(stats)
     before, after = await ratings.rate_match(conn, subjects, [s.points for s in stats])
     now = time.time()
